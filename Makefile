@@ -1,0 +1,76 @@
+# Chartroom: `make demo` runs the demo, `make test` runs the tests. Both set up what they need.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The install stamp changes whenever a requirements file does, so a second run reuses the venv.
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-12)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test lint format serve install migrate demo-data chromium bench clean help
+
+help:
+	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
+	@echo "make test   - run the test suite (SQLite and eager tasks unless DATABASE_URL/CELERY_BROKER_URL are set)"
+	@echo "make lint   - ruff check and format check"
+	@echo "make serve  - gunicorn + celery worker (set DATABASE_URL and CELERY_BROKER_URL)"
+	@echo "make bench  - run the benchmarks in bench/"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Browser tests drive Debian's Chromium; install it once if it is not there.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		echo "Installing Chromium from Debian's packages for the browser tests..."; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+	fi
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo-data: migrate
+	$(BIN)/python manage.py load_demo
+
+demo: demo-data
+	@echo ""
+	@echo "  Chartroom demo is starting on http://$(HOST):$(PORT)/"
+	@$(BIN)/python manage.py demo_info --base-url http://$(HOST):$(PORT)
+	@echo ""
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install chromium
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+serve: migrate
+	$(BIN)/python manage.py collectstatic --noinput -v0
+	@if [ -n "$$CELERY_BROKER_URL" ]; then \
+		PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile; \
+	else \
+		echo "CELERY_BROKER_URL is not set: tasks run inside the web processes."; \
+		PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile web; \
+	fi
+
+bench: install
+	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf var/ .pytest_cache .ruff_cache

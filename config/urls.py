@@ -1,0 +1,33 @@
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path
+from django.views.static import serve
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+api_v1 = [
+    path("", include("core.api.urls")),
+    path("", include("studies.api.urls")),
+    path("", include("annotation.api.urls")),
+]
+
+urlpatterns = [
+    path("", include("core.urls")),
+    path("studies/", include("studies.urls")),
+    path("annotation/", include("annotation.urls")),
+    path("api/v1/", include((api_v1, "api"))),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path("admin/", admin.site.urls),
+]
+
+# Chart images are public media: participants need them without an account. Files
+# that are not public (exports, uploads being imported) live in PRIVATE_MEDIA_ROOT
+# and are only served through views that check who is asking. A large deployment
+# can put a web server or object store in front of MEDIA_URL instead.
+urlpatterns += [path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT})]
+
+handler400 = "core.views.bad_request"
+handler403 = "core.views.permission_denied"
+handler404 = "core.views.page_not_found"
+handler500 = "core.views.server_error"

@@ -1,0 +1,65 @@
+"""One error format for every API 4xx: ``{"detail": "...", "errors": {field: [...]}}``."""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+def _flatten(value) -> list[str]:
+    if isinstance(value, dict):
+        return [f"{key}: {msg}" for key, inner in value.items() for msg in _flatten(inner)]
+    if isinstance(value, list | tuple):
+        return [msg for item in value for msg in _flatten(item)]
+    return [str(value)]
+
+
+def error_body(detail: str, errors: dict | None = None) -> dict:
+    return {"detail": detail, "errors": errors or {}}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, DjangoValidationError):
+        # Services raise Django's ValidationError; the API speaks DRF's.
+        payload = (
+            exc.message_dict if hasattr(exc, "error_dict") else {"non_field_errors": exc.messages}
+        )
+        exc = exceptions.ValidationError(payload)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound("Not found.")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real server error: Django's 500 handling takes it
+
+    data = response.data
+    if isinstance(exc, exceptions.ValidationError):
+        if isinstance(data, dict):
+            errors = {key: _flatten(value) for key, value in data.items()}
+        else:
+            errors = {"non_field_errors": _flatten(data)}
+        first = next(iter(errors.values()), ["Invalid input."])
+        detail = (
+            "Invalid input: " + first[0]
+            if len(errors) == 1 and len(first) == 1
+            else "Invalid input."
+        )
+        response.data = error_body(detail, errors)
+    else:
+        detail = data.get("detail") if isinstance(data, dict) else None
+        response.data = error_body(str(detail or response.status_text))
+    return response
+
+
+def json_error(status_code: int, detail: str) -> JsonResponse:
+    return JsonResponse(error_body(detail), status=status_code)
+
+
+def api_not_found() -> Response:
+    return Response(error_body("Not found."), status=status.HTTP_404_NOT_FOUND)

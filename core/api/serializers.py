@@ -1,0 +1,50 @@
+from rest_framework import serializers
+
+from core.models import ApiToken, Job, User
+
+
+class MeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = User
+        fields = ["id", "username", "email", "first_name", "last_name", "role"]
+        read_only_fields = fields
+
+
+class ApiTokenSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = fields
+
+
+class ApiTokenCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+
+
+class ApiTokenCreatedSerializer(ApiTokenSerializer):
+    key = serializers.CharField(read_only=True, help_text="Shown once; store it now.")
+
+    class Meta(ApiTokenSerializer.Meta):
+        fields = ApiTokenSerializer.Meta.fields + ["key"]
+        read_only_fields = fields
+
+
+class JobSerializer(serializers.ModelSerializer):
+    download_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Job
+        fields = [
+            "id", "kind", "state", "progress", "message", "error", "subject", "result",
+            "created_at", "started_at", "finished_at", "download_url",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+    def get_download_url(self, job) -> str | None:
+        if not job.result_file:
+            return None
+        request = self.context.get("request")
+        from django.urls import reverse
+
+        url = reverse("api:job-download", args=[job.pk])
+        return request.build_absolute_uri(url) if request else url

@@ -1,0 +1,26 @@
+from django.core.management.base import BaseCommand
+
+from annotation.models import Project
+from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+
+
+class Command(BaseCommand):
+    help = "Print the demo's URLs and logins."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+
+    def handle(self, *args, base_url, **options):
+        base = base_url.rstrip("/")
+        lines = [
+            f"  Start page        {base}/",
+            f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",
+            f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
+            f"  API docs          {base}/api/docs/",
+            f"  Health            {base}/healthz",
+        ]
+        for project in Project.objects.all()[:3]:
+            lines.append(
+                f"  Annotator invite  {base}/annotation/join/{project.invite_code}/  ({project.title})"
+            )
+        self.stdout.write("\n".join(lines))

@@ -1,0 +1,20 @@
+"""Celery entry points: thin wrappers that call services."""
+
+import os
+import socket
+
+from celery import shared_task
+
+from core.services.jobs import job_handler, job_run
+
+
+@shared_task(name="core.run_job", acks_late=True)
+def run_job(job_id: int) -> None:
+    job_run(job_id=job_id)
+
+
+@job_handler("core.ping")
+def ping(job, report):
+    """A job that only says where it ran: how CI proves a real worker took it."""
+    report(0.5, "Answering")
+    return {"pid": os.getpid(), "hostname": socket.gethostname()}

@@ -1,0 +1,88 @@
+import os
+import time
+
+import pytest
+
+from core.models import Job
+from core.services.jobs import UnknownJobKind, job_create, job_handler, job_run
+
+
+@job_handler("test.fails")
+def _fails(job, report):
+    report(0.3, "Working")
+    raise ValueError("the input had no rows")
+
+
+@job_handler("test.echo")
+def _echo(job, report):
+    report(0.5, "Halfway")
+    return {"echo": job.params["value"]}
+
+
+@pytest.mark.django_db
+def test_a_job_is_dispatched_after_commit_and_records_its_result(
+    researcher, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        job = job_create(
+            kind="test.echo", params={"value": 42}, user=researcher, subject="studies.study:1"
+        )
+        assert Job.objects.get(pk=job.pk).state == Job.State.QUEUED  # nothing runs before commit
+    assert len(callbacks) == 1
+    job.refresh_from_db()
+    assert job.state == Job.State.DONE
+    assert job.result == {"echo": 42}
+    assert job.progress == 1.0 and job.started_at and job.finished_at
+
+
+@pytest.mark.django_db
+def test_a_failing_job_records_the_error_instead_of_crashing(
+    researcher, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        job = job_create(kind="test.fails", user=researcher)
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert job.error == "ValueError: the input had no rows"
+
+
+@pytest.mark.django_db
+def test_a_job_is_not_run_twice_when_its_message_is_redelivered(researcher):
+    job = Job.objects.create(kind="test.echo", params={"value": 1}, created_by=researcher)
+    job_run(job_id=job.pk)
+    finished = Job.objects.get(pk=job.pk).finished_at
+    job_run(job_id=job.pk)
+    assert Job.objects.get(pk=job.pk).finished_at == finished
+
+
+@pytest.mark.django_db
+def test_an_unknown_job_kind_is_refused_up_front():
+    with pytest.raises(UnknownJobKind):
+        job_create(kind="no.such.kind")
+
+
+@pytest.mark.django_db
+def test_users_see_only_their_own_jobs_over_the_api(researcher_api, researcher, other_researcher):
+    mine = Job.objects.create(kind="core.ping", created_by=researcher)
+    theirs = Job.objects.create(kind="core.ping", created_by=other_researcher)
+    listing = researcher_api.get("/api/v1/jobs/").json()
+    assert [j["id"] for j in listing["results"]] == [mine.pk]
+    assert researcher_api.get(f"/api/v1/jobs/{theirs.pk}/").status_code == 404
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_job_runs_in_a_real_celery_worker_process(celery_worker_process, researcher):
+    from config.celery import app
+
+    assert app.conf.task_always_eager is False
+    job = job_create(kind="core.ping", user=researcher)  # autocommit: dispatched at once
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.is_finished:
+            break
+        time.sleep(0.2)
+    assert job.state == Job.State.DONE, job.error
+    assert job.result["pid"] == celery_worker_process.pid
+    assert job.result["pid"] != os.getpid()

@@ -1,0 +1,109 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotation.models import Project
+from core.api.errors import json_error
+from core.decorators import researcher_required
+from core.health import broker_status, database_status
+from core.models import ApiToken
+from core.services.tokens import api_token_create, api_token_revoke
+from studies.models import Study
+
+
+def home(request):
+    if not request.user.is_authenticated:
+        return render(request, "core/landing.html")
+    if request.user.is_researcher:
+        return redirect("researcher-home")
+    return redirect("annotation:home")
+
+
+@researcher_required
+def researcher_home(request):
+    studies = Study.objects.visible_to(request.user).select_related("owner")
+    projects = Project.objects.visible_to(request.user).select_related("owner")
+    return render(request, "researcher/home.html", {"studies": studies, "projects": projects})
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def tokens(request):
+    new_key = None
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()
+        if not name:
+            messages.error(request, "Give the token a name, so you can tell it apart later.")
+        elif len(name) > 100:
+            messages.error(request, "Token names are at most 100 characters.")
+        else:
+            issued = api_token_create(user=request.user, name=name)
+            new_key = issued.key
+            messages.success(
+                request, f"Token “{issued.token.name}” created. Copy it now: it is shown once."
+            )
+    token_list = ApiToken.objects.filter(user=request.user)
+    return render(request, "core/tokens.html", {"tokens": token_list, "new_key": new_key})
+
+
+@researcher_required
+@require_POST
+def token_revoke(request, pk: int):
+    if api_token_revoke(user=request.user, token_id=pk):
+        messages.success(request, "Token revoked. Programs using it can no longer sign in.")
+    else:
+        messages.error(request, "That token does not exist or was already revoked.")
+    return redirect("tokens")
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    database = database_status()
+    broker = broker_status()
+    body = {
+        "status": "ok" if database["ok"] and broker["ok"] else "degraded",
+        "database": database,
+        "broker": broker,
+    }
+    if not database["ok"]:
+        body["status"] = "down"
+    return JsonResponse(body, status=200 if database["ok"] else 503)
+
+
+def _wants_json(request) -> bool:
+    return request.path.startswith("/api/") or "application/json" in request.headers.get(
+        "Accept", ""
+    )
+
+
+def page_not_found(request, exception=None):
+    if _wants_json(request):
+        return json_error(404, "Not found.")
+    return render(request, "404.html", status=404)
+
+
+def permission_denied(request, exception=None):
+    if _wants_json(request):
+        return json_error(403, str(exception) or "You do not have permission to do this.")
+    return render(request, "403.html", {"reason": str(exception or "")}, status=403)
+
+
+def bad_request(request, exception=None):
+    if _wants_json(request):
+        return json_error(400, "Bad request.")
+    return render(request, "400.html", status=400)
+
+
+def server_error(request):
+    if _wants_json(request):
+        return json_error(500, "Something went wrong on our side. It has been logged.")
+    return render(request, "500.html", status=500)
+
+
+@login_required
+def profile_redirect(request):
+    return redirect("home")
