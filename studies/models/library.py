@@ -1,0 +1,189 @@
+"""The chart library: sets of chart pairs with their FACT questions and answer keys.
+
+A chart set (a benchmark such as CHARTOM, or a researcher's own) holds groups
+(G1..G15); a group has one chart type and one manipulation type; a question
+(G7_Q1) belongs to a group, and its pair of charts share it: version 1 is the
+non-manipulated chart (G7_Q1_1), version 2 the manipulated one (G7_Q1_2).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+MIND_TEMPLATE = (
+    "Here is a chart we will present to typical university students and ask them the following "
+    "question:\n\n{fact_question}\n\nWhat fraction of typical university students do you predict "
+    "will be misled by the chart when answering the question? First, give your prediction as a "
+    "decimal number between 0 and 1, then justify your prediction in words."
+)
+
+
+class ChartType(models.TextChoices):
+    LINE = "line", "Line"
+    BAR = "bar", "Bar"
+    SCATTER = "scatter", "Scatter"
+    PIE = "pie", "Pie"
+    MAP = "map", "Map"
+
+
+class AnswerType(models.TextChoices):
+    MULTIPLE_CHOICE = "multiple_choice", "Multiple choice"
+    FREE_TEXT = "free_text", "Free text (number)"
+    RANKING = "ranking", "Ranking"
+
+
+class ManipulationType(models.Model):
+    """A visualization fallacy planted in manipulated charts; ships as data, researchers add more."""
+
+    NONE = "none"
+
+    slug = models.SlugField(max_length=60, unique=True)
+    label = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    # Words and phrases that name the manipulation, used to check whether a model's
+    # justification mentions it ("truncated", "axis does not start at zero", ...).
+    vocabulary = models.JSONField(default=list, blank=True)
+    builtin = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["label"]
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class ChartSetQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        if not (user.is_authenticated and user.is_researcher):
+            return self.none()
+        return self.filter(models.Q(owner=user) | models.Q(collaborators=user)).distinct()
+
+
+class ChartSet(models.Model):
+    """A benchmark: a named collection of chart pairs owned by a researcher."""
+
+    class Source(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        GENERATED = "generated", "Generated"
+        MANUAL = "manual", "Built by hand"
+
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.MANUAL)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chart_sets"
+    )
+    collaborators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="shared_chart_sets"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ChartSetQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class ChartGroup(models.Model):
+    chart_set = models.ForeignKey(ChartSet, on_delete=models.CASCADE, related_name="groups")
+    code = models.CharField(max_length=20, help_text="e.g. G7")
+    chart_type = models.CharField(max_length=20, choices=ChartType.choices)
+    manipulation = models.ForeignKey(
+        ManipulationType, on_delete=models.PROTECT, related_name="groups"
+    )
+
+    class Meta:
+        ordering = ["chart_set", "code"]
+        constraints = [
+            models.UniqueConstraint(fields=["chart_set", "code"], name="unique_group_code_per_set")
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class Question(models.Model):
+    """A FACT question and its answer key, shared by both charts of a pair."""
+
+    chart_set = models.ForeignKey(ChartSet, on_delete=models.CASCADE, related_name="questions")
+    group = models.ForeignKey(ChartGroup, on_delete=models.CASCADE, related_name="questions")
+    code = models.CharField(max_length=40, help_text="e.g. G7_Q1")
+    text = models.TextField(help_text="The FACT question as shown, options included.")
+    stem = models.TextField(blank=True, help_text="The question without its numbered options.")
+    answer_type = models.CharField(max_length=20, choices=AnswerType.choices)
+    options = models.JSONField(
+        default=list, blank=True, help_text="Multiple-choice options or ranking items."
+    )
+    answer_key = models.CharField(max_length=500, help_text="The key as the researcher wrote it.")
+    # The key parsed for its type: an option index, a number, or the ordered items.
+    key_value = models.JSONField(null=True, blank=True)
+    tolerance = models.FloatField(
+        default=0.10, help_text="Relative tolerance for free-text numbers."
+    )
+
+    class Meta:
+        ordering = ["chart_set", "group__code", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["chart_set", "code"], name="unique_question_code_per_set"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+    @property
+    def mind_question(self) -> str:
+        return MIND_TEMPLATE.format(fact_question=self.text)
+
+
+def chart_image_path(instance: Chart, filename: str) -> str:
+    # The name is generated from the content hash by the service; `filename` is never the uploaded path.
+    return f"charts/{filename}"
+
+
+class Chart(models.Model):
+    class Version(models.IntegerChoices):
+        NON_MANIPULATED = 1, "Non-manipulated"
+        MANIPULATED = 2, "Manipulated"
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="charts")
+    version = models.PositiveSmallIntegerField(choices=Version.choices)
+    chart_id = models.CharField(max_length=50, help_text="e.g. G7_Q1_2")
+    manipulation = models.ForeignKey(
+        ManipulationType, on_delete=models.PROTECT, related_name="charts"
+    )
+    image = models.ImageField(
+        upload_to=chart_image_path, width_field="width", height_field="height"
+    )
+    image_sha256 = models.CharField(max_length=64, blank=True)
+    width = models.PositiveIntegerField(default=0)
+    height = models.PositiveIntegerField(default=0)
+    alt_text = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["question__chart_set", "chart_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "version"], name="one_chart_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return self.chart_id
+
+    @property
+    def is_manipulated(self) -> bool:
+        return self.version == self.Version.MANIPULATED
+
+    @property
+    def mind_question(self) -> str:
+        return self.question.mind_question
