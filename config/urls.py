@@ -13,6 +13,7 @@ api_v1 = [
 urlpatterns = [
     path("", include("core.urls")),
     path("studies/", include("studies.urls")),
+    path("s/", include("studies.participant_urls")),
     path("annotation/", include("annotation.urls")),
     path("api/v1/", include((api_v1, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

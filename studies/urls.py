@@ -1,9 +1,7 @@
-from django.urls import path
+"""Researcher pages of the studies app: the chart library and study set-up."""
 
-from studies import views
+from studies import library_urls, study_urls
 
 app_name = "studies"
 
-urlpatterns = [
-    path("new/", views.study_create, name="create"),
-]
+urlpatterns = library_urls.urlpatterns + study_urls.urlpatterns

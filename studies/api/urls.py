@@ -1,8 +1,3 @@
-from django.urls import path
+from studies.api import library_urls, participant_urls, study_urls
 
-from studies.api import views
-
-urlpatterns = [
-    path("studies/", views.StudyListCreateView.as_view(), name="study-list"),
-    path("studies/<slug:slug>/", views.StudyDetailView.as_view(), name="study-detail"),
-]
+urlpatterns = library_urls.urlpatterns + study_urls.urlpatterns + participant_urls.urlpatterns

@@ -1,4 +1,4 @@
-from studies.models.library import Chart, ChartGroup, ChartSet, ManipulationType, Question
-from studies.models.study import Study
-
-__all__ = ["Chart", "ChartGroup", "ChartSet", "ManipulationType", "Question", "Study"]
+# Each module lists its models in __all__; see library.py, study.py and sessions.py.
+from studies.models.library import *  # noqa: F403
+from studies.models.sessions import *  # noqa: F403
+from studies.models.study import *  # noqa: F403

@@ -12,6 +12,17 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+__all__ = [
+    "AnswerType",
+    "Chart",
+    "ChartGroup",
+    "ChartSet",
+    "ChartType",
+    "ManipulationType",
+    "Question",
+    "MIND_TEMPLATE",
+]
+
 MIND_TEMPLATE = (
     "Here is a chart we will present to typical university students and ask them the following "
     "question:\n\n{fact_question}\n\nWhat fraction of typical university students do you predict "

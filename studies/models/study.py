@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+__all__ = ["Study"]
+
 
 class StudyQuerySet(models.QuerySet):
     def visible_to(self, user):

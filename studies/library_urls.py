@@ -1,0 +1,3 @@
+"""Chart library pages (sets, groups, pairs, import, generator)."""
+
+urlpatterns = []

@@ -1,0 +1,3 @@
+"""Participant sessions, trials and responses."""
+
+__all__: list[str] = []
