@@ -1,0 +1,444 @@
+"""Validation of raw spec dicts into ``ChartSpec`` objects, collecting every problem found."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from .spec import (
+    ANSWER_TYPES,
+    CHART_PARAMS,
+    CHART_TYPES,
+    ICONS,
+    MANIPULATIONS,
+    NO_MANIPULATION,
+    ChartData,
+    ChartSpec,
+    Series,
+    SpecProblem,
+    Tile,
+    format_number,
+    is_number,
+    split_options,
+)
+
+_ID_RE = re.compile(r"^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$")
+_GROUP_RE = re.compile(r"^[A-Za-z0-9]+$")
+_FIELDS = tuple(f.name for f in fields(ChartSpec))
+
+
+def _norm_option(text: str) -> str:
+    return " ".join(text.lower().rstrip(" .").split())
+
+
+class _Collector:
+    def __init__(self, problems: list[SpecProblem]):
+        self.problems = problems
+
+    def add(self, field_name: str, message: str) -> None:
+        self.problems.append(SpecProblem(field_name, message))
+
+    def text(self, raw: Mapping[str, Any], key: str, *, required: bool) -> str:
+        value = raw.get(key)
+        if value is None or value == "":
+            if required:
+                self.add(key, "required")
+            return ""
+        if not isinstance(value, str):
+            self.add(key, "expected a string")
+            return ""
+        return value.strip()
+
+    def numbers(self, value: Any, field_name: str) -> tuple[float, ...] | None:
+        if not isinstance(value, list) or not value:
+            self.add(field_name, "expected a non-empty list of numbers")
+            return None
+        bad = [i for i, v in enumerate(value) if not is_number(v)]
+        if bad:
+            self.add(field_name, f"item {bad[0]} is not a finite number")
+            return None
+        return tuple(value)
+
+
+def parse_spec(raw: Any, problems: list[SpecProblem]) -> ChartSpec | None:
+    c = _Collector(problems)
+    if not isinstance(raw, Mapping):
+        c.add("spec", "expected an object")
+        return None
+    for key in raw:
+        if key not in _FIELDS:
+            c.add(key, "unknown field")
+
+    spec_id = c.text(raw, "id", required=True)
+    group = c.text(raw, "group", required=True)
+    if spec_id and not _ID_RE.match(spec_id):
+        c.add("id", "use letters, digits and single underscores, like G1_Q1")
+    if group and not _GROUP_RE.match(group):
+        c.add("group", "use letters and digits only, like G1")
+    if spec_id and group and not spec_id.startswith(group + "_"):
+        c.add("id", f"must start with its group, like {group}_Q1")
+
+    chart_type = c.text(raw, "chart_type", required=True)
+    if chart_type and chart_type not in CHART_TYPES:
+        c.add("chart_type", f"unknown chart type {chart_type!r}; expected one of {CHART_TYPES}")
+        chart_type = ""
+
+    manipulation = c.text(raw, "manipulation", required=True)
+    if manipulation and manipulation != NO_MANIPULATION:
+        m = MANIPULATIONS.get(manipulation)
+        if m is None:
+            c.add(
+                "manipulation",
+                f"unknown manipulation {manipulation!r}; expected 'none' or one of "
+                f"{tuple(MANIPULATIONS)}",
+            )
+            manipulation = ""
+        elif chart_type and chart_type not in m.chart_types:
+            c.add(
+                "manipulation",
+                f"{manipulation} is not supported on {chart_type} charts "
+                f"(supported: {', '.join(m.chart_types)})",
+            )
+            manipulation = ""
+
+    title = c.text(raw, "title", required=True)
+    x_label = c.text(raw, "x_label", required=False)
+    y_label = c.text(raw, "y_label", required=False)
+    unit = c.text(raw, "unit", required=False)
+
+    data = _parse_data(raw.get("data"), chart_type, y_label, c) if chart_type else None
+    params = _parse_params(raw.get("params"), chart_type, manipulation, c)
+    if data is not None and manipulation:
+        _check_manipulation_fits(data, manipulation, params, c)
+
+    question, answer_type, answer, options = _parse_question(raw, manipulation, data, c)
+
+    if problems or data is None:
+        return None
+    return ChartSpec(
+        id=spec_id,
+        group=group,
+        chart_type=chart_type,
+        manipulation=manipulation,
+        title=title,
+        data=data,
+        x_label=x_label,
+        y_label=y_label,
+        question=question,
+        answer_type=answer_type,
+        answer=answer,
+        options=options,
+        unit=unit,
+        params=params,
+    )
+
+
+def _parse_data(raw: Any, chart_type: str, y_label: str, c: _Collector) -> ChartData | None:
+    if raw is None or raw == {}:
+        c.add("data", "required")
+        return None
+    if not isinstance(raw, Mapping):
+        c.add("data", "expected an object")
+        return None
+    if chart_type == "scatter":
+        return _parse_points(raw, c)
+    if chart_type == "map":
+        return _parse_tiles(raw, c)
+    return _parse_categorical(raw, chart_type, y_label, c)
+
+
+def _parse_categorical(
+    raw: Mapping[str, Any], chart_type: str, y_label: str, c: _Collector
+) -> ChartData | None:
+    for key in raw:
+        if key not in ("categories", "series", "values"):
+            c.add(f"data.{key}", f"unknown field for a {chart_type} chart")
+    categories = raw.get("categories")
+    ok = True
+    if not isinstance(categories, list) or len(categories) < 2:
+        c.add("data.categories", "expected a list of at least two categories")
+        ok = False
+    elif not all(isinstance(x, str) and x.strip() or is_number(x) for x in categories):
+        c.add("data.categories", "each category must be a non-empty string or a number")
+        ok = False
+    else:
+        labels = ChartData(categories=tuple(categories)).category_labels
+        if len(set(labels)) != len(labels):
+            c.add("data.categories", "categories must be unique")
+            ok = False
+
+    if "values" in raw and "series" in raw:
+        c.add("data", "give either values (one series) or series, not both")
+        return None
+    if "values" in raw:
+        raw_series: Any = [{"name": y_label, "values": raw["values"]}]
+        prefix = "data.values"
+    else:
+        raw_series = raw.get("series")
+        prefix = None
+    max_series = 1 if chart_type == "pie" else 2
+    if not isinstance(raw_series, list) or not 1 <= len(raw_series) <= max_series:
+        c.add("data.series", f"expected a list of 1 to {max_series} series (or data.values)")
+        return None
+
+    series = []
+    for i, item in enumerate(raw_series):
+        where = prefix or f"data.series[{i}]"
+        if not isinstance(item, Mapping):
+            c.add(where, "expected an object with name and values")
+            ok = False
+            continue
+        name = item.get("name", "")
+        if not isinstance(name, str) or (not name and len(raw_series) > 1):
+            c.add(f"{where}.name", "each of two series needs a name")
+            ok = False
+        values_field = where if prefix else f"{where}.values"
+        values = c.numbers(item.get("values"), values_field)
+        if values is None:
+            ok = False
+            continue
+        if isinstance(categories, list) and len(values) != len(categories):
+            c.add(
+                values_field,
+                f"has {len(values)} values for {len(categories)} categories",
+            )
+            ok = False
+        if chart_type == "pie" and any(v <= 0 for v in values):
+            c.add(values_field, "pie values must be positive")
+            ok = False
+        series.append(Series(name if isinstance(name, str) else "", values))
+    if not ok:
+        return None
+    return ChartData(categories=tuple(categories), series=tuple(series))
+
+
+def _parse_points(raw: Mapping[str, Any], c: _Collector) -> ChartData | None:
+    for key in raw:
+        if key != "points":
+            c.add(f"data.{key}", "unknown field for a scatter chart")
+    points = raw.get("points")
+    if not isinstance(points, list) or len(points) < 2:
+        c.add("data.points", "expected a list of at least two [x, y] points")
+        return None
+    parsed = []
+    for i, p in enumerate(points):
+        if not (isinstance(p, list) and len(p) == 2 and all(is_number(v) for v in p)):
+            c.add(f"data.points[{i}]", "expected [x, y] with two finite numbers")
+            return None
+        parsed.append((p[0], p[1]))
+    return ChartData(points=tuple(parsed))
+
+
+def _parse_tiles(raw: Mapping[str, Any], c: _Collector) -> ChartData | None:
+    for key in raw:
+        if key != "tiles":
+            c.add(f"data.{key}", "unknown field for a map chart")
+    tiles = raw.get("tiles")
+    if not isinstance(tiles, list) or len(tiles) < 2:
+        c.add("data.tiles", "expected a list of at least two tiles")
+        return None
+    parsed: list[Tile] = []
+    regions: set[str] = set()
+    cells: set[tuple[int, int]] = set()
+    for i, t in enumerate(tiles):
+        where = f"data.tiles[{i}]"
+        if not isinstance(t, Mapping):
+            c.add(where, "expected an object with region, row, col, value")
+            return None
+        region, row, col, value = (t.get(k) for k in ("region", "row", "col", "value"))
+        name = t.get("name", "")
+        if not isinstance(region, str) or not region.strip():
+            c.add(f"{where}.region", "required")
+            return None
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (row, col)):
+            c.add(where, "row and col must be non-negative integers")
+            return None
+        if not is_number(value):
+            c.add(f"{where}.value", "expected a finite number")
+            return None
+        if region in regions:
+            c.add(f"{where}.region", f"duplicate region {region!r}")
+        if (row, col) in cells:
+            c.add(where, f"two tiles share row {row}, col {col}")
+        regions.add(region)
+        cells.add((row, col))
+        parsed.append(Tile(region, row, col, value, name if isinstance(name, str) else ""))
+    if len({t.value for t in parsed}) < 2:
+        c.add("data.tiles", "a color scale needs at least two distinct values")
+    return ChartData(tiles=tuple(parsed))
+
+
+def _parse_params(raw: Any, chart_type: str, manipulation: str, c: _Collector) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        c.add("params", "expected an object")
+        return {}
+    allowed = set(CHART_PARAMS.get(chart_type, ()))
+    if manipulation in MANIPULATIONS:
+        allowed |= set(MANIPULATIONS[manipulation].params)
+    for key in raw:
+        if key not in allowed:
+            c.add(f"params.{key}", f"not a parameter of {chart_type} / {manipulation}")
+    if "value_labels" in raw and not isinstance(raw["value_labels"], bool):
+        c.add("params.value_labels", "expected true or false")
+    return {k: v for k, v in raw.items() if k in allowed}
+
+
+def _check_manipulation_fits(
+    data: ChartData, manipulation: str, params: Mapping[str, Any], c: _Collector
+) -> None:
+    """Reject data on which the manipulation would be impossible, or would hide the data."""
+    ys = data.y_values()
+    if manipulation in ("pictorial_bars", "bar_3d"):
+        if len(data.series) != 1:
+            c.add("data.series", f"{manipulation} draws exactly one series")
+        if any(v < 0 for v in ys):
+            c.add("data.series", f"{manipulation} needs non-negative values")
+        icon = params.get("icon", ICONS[0])
+        if icon not in ICONS:
+            c.add("params.icon", f"expected one of {ICONS}")
+    elif manipulation == "dual_axes":
+        if len(data.series) != 2:
+            c.add("data.series", "dual_axes needs exactly two series")
+        elif "y2_range" in params:
+            rng = params["y2_range"]
+            second = data.series[1].values
+            if not (isinstance(rng, list) and len(rng) == 2 and all(is_number(v) for v in rng)):
+                c.add("params.y2_range", "expected [low, high]")
+            elif not rng[0] <= min(second) or not max(second) <= rng[1] or rng[0] >= rng[1]:
+                c.add("params.y2_range", "must contain every value of the second series")
+    elif manipulation == "truncated_y_axis":
+        if min(ys) <= 0:
+            c.add("data", "truncated_y_axis needs positive values (the axis starts above 0)")
+        elif "y_start" in params:
+            start = params["y_start"]
+            if not is_number(start) or not 0 < start < min(ys):
+                c.add("params.y_start", f"must be above 0 and below the smallest value {min(ys):g}")
+    elif manipulation == "compressed_y_axis":
+        if "y_max" in params:
+            top = params["y_max"]
+            if not is_number(top) or top <= max(ys):
+                c.add("params.y_max", f"must be above the largest value {max(ys):g}")
+    elif manipulation == "log_y_axis":
+        if min(ys) <= 0:
+            c.add("data", "log_y_axis needs positive y values")
+    elif manipulation == "inconsistent_x_axis":
+        xs = data.categories
+        if not data.numeric_categories or any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
+            c.add("data.categories", "inconsistent_x_axis needs increasing numeric x values")
+        elif len({b - a for a, b in zip(xs, xs[1:], strict=False)}) < 2:
+            c.add(
+                "data.categories",
+                "inconsistent_x_axis needs uneven x intervals, else both versions look alike",
+            )
+    elif manipulation in ("pie_3d", "pie_3d_popout"):
+        labels = data.category_labels
+        for key in ("front", "pop_out"):
+            if key in params and params[key] not in labels:
+                c.add(f"params.{key}", f"{params[key]!r} is not a category")
+
+
+def _parse_question(
+    raw: Mapping[str, Any], manipulation: str, data: ChartData | None, c: _Collector
+) -> tuple[str, str, str, tuple[str, ...]]:
+    # A plain chart (manipulation "none") may come without a question; a pair never does.
+    optional = manipulation == NO_MANIPULATION and not any(
+        raw.get(k) not in (None, "") for k in ("question", "answer_type", "answer")
+    )
+    question = c.text(raw, "question", required=not optional)
+    answer_type = c.text(raw, "answer_type", required=not optional)
+    if optional:
+        return "", "", "", ()
+    if answer_type and answer_type not in ANSWER_TYPES:
+        c.add("answer_type", f"unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}")
+        return question, "", "", ()
+    answer_raw = raw.get("answer")
+    if answer_raw is None or answer_raw == "":
+        c.add("answer", "required")
+        return question, answer_type, "", ()
+
+    options: tuple[str, ...] = ()
+    if answer_type == "multiple_choice":
+        options = _parse_options(raw.get("options"), question, c)
+        key = str(answer_raw).strip() if isinstance(answer_raw, int | str) else ""
+        if not options:
+            return question, answer_type, "", ()
+        if not key.isdigit() or not 1 <= int(key) <= len(options):
+            c.add("answer", f"expected an option number from 1 to {len(options)}")
+            return question, answer_type, "", options
+        return question, answer_type, str(int(key)), options
+
+    if raw.get("options") is not None:
+        c.add("options", "only multiple_choice questions have options")
+    if answer_type == "free_text":
+        try:
+            number = float(answer_raw) if not isinstance(answer_raw, bool) else math.nan
+        except (TypeError, ValueError):
+            number = math.nan
+        if not math.isfinite(number):
+            c.add("answer", "a free_text answer key must be a number")
+            return question, answer_type, "", ()
+        text = format_number(answer_raw) if is_number(answer_raw) else str(answer_raw).strip()
+        return question, answer_type, text, ()
+
+    if answer_type == "ranking":
+        items = _parse_ranking(answer_raw, c)
+        if items and data is not None:
+            _check_ranking(items, data, c)
+        return question, answer_type, " > ".join(items), ()
+    return question, answer_type, "", ()
+
+
+def _parse_options(raw_options: Any, question: str, c: _Collector) -> tuple[str, ...]:
+    _, embedded = split_options(question)
+    if raw_options is None:
+        if len(embedded) < 2:
+            c.add("question", "multiple_choice needs options embedded as '1. ... 2. ...'")
+        return embedded
+    if not (
+        isinstance(raw_options, list)
+        and len(raw_options) >= 2
+        and all(isinstance(o, str) and o.strip() for o in raw_options)
+    ):
+        c.add("options", "expected a list of at least two non-empty strings")
+        return ()
+    options = tuple(o.strip() for o in raw_options)
+    if embedded and [_norm_option(o) for o in embedded] != [_norm_option(o) for o in options]:
+        c.add("options", "differ from the options embedded in the question text")
+    return options
+
+
+def _parse_ranking(answer: Any, c: _Collector) -> tuple[str, ...]:
+    if isinstance(answer, str):
+        items = tuple(part.strip() for part in answer.split(">"))
+    elif isinstance(answer, list) and all(isinstance(a, str) for a in answer):
+        items = tuple(a.strip() for a in answer)
+    else:
+        c.add("answer", "a ranking key is a string like 'A > B > C'")
+        return ()
+    if len(items) < 2 or not all(items):
+        c.add("answer", "a ranking key names at least two items, like 'A > B > C'")
+        return ()
+    if len(set(items)) != len(items):
+        c.add("answer", "a ranking key names each item once")
+        return ()
+    return items
+
+
+def _check_ranking(items: tuple[str, ...], data: ChartData, c: _Collector) -> None:
+    """On a one-series category chart the key must follow the data, in either direction."""
+    if len(data.series) != 1:
+        return
+    by_label = dict(zip(data.category_labels, data.series[0].values, strict=True))
+    unknown = [i for i in items if i not in by_label]
+    if unknown:
+        c.add("answer", f"ranking names unknown categories: {', '.join(unknown)}")
+        return
+    values = [by_label[i] for i in items]
+    pairs = list(zip(values, values[1:], strict=False))
+    if not (all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs)):
+        c.add("answer", "ranking key does not follow the chart's values")
