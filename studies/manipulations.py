@@ -23,8 +23,8 @@ BUILTIN = [
     Manipulation(
         "truncated_y_axis", "Truncated y-axis", "The y-axis starts far above zero, exaggerating differences.",
         ("truncated y axis", "truncated axis", "y-axis truncated"),
-        ("truncated", "does not start at zero", "doesn't start at zero", "not start at 0", "starts at",
-         "axis starts above", "baseline", "cut off", "zero baseline"),
+        ("truncated", "does not start at zero", "doesn't start at zero", "not start at 0",
+         "axis starts above", "cut off", "missing zero baseline"),
     ),
     Manipulation(
         "compressed_y_axis", "Compressed (wide-range) y-axis", "The y-axis range is much wider than the data, flattening changes.",
