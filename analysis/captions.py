@@ -127,6 +127,10 @@ def _require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> 
 
 def _ordered(values: Iterable, preferred: Sequence) -> list:
     """``preferred`` values first in their order, then any others sorted."""
+    if isinstance(values, pd.Series):
+        # Series.unique keeps the order of appearance, in C: iterating 100,000 Arrow-backed
+        # strings one by one in Python took a second per table.
+        values = values.unique()
     present = list(dict.fromkeys(values))
     known = [v for v in preferred if v in present]
     others = sorted((v for v in present if v not in preferred), key=str)
@@ -225,13 +229,16 @@ def sentence_frame(
     records: Iterable[Mapping],
     split_map: Mapping[str, str] = DEFAULT_SPLIT_MAP,
     factual_categories: Iterable[str] = FACTUAL_CATEGORIES,
+    *,
+    categories: Sequence[str] = CATEGORIES,
 ) -> pd.DataFrame:
     """One row per caption sentence, with a boolean column per error category.
 
     Columns: record (position of the record in ``records``, which tells
     repeated records apart), item (``_id``), sentence (index within the
     caption), text, model, dataset, split (``split_map[model]``), one boolean
-    column per category of ``CATEGORIES``, and factual.
+    column per category of ``categories`` (the seven of ``CATEGORIES`` unless
+    a project defines others), and factual.
 
     Following CHOCOLATE (Table 2 and 10 captions): a sentence is factual iff it
     carries none of ``factual_categories`` (all categories but grammatical
@@ -240,8 +247,9 @@ def sentence_frame(
     Raises ValueError for a record missing a key, sentences and labels of
     different lengths, an unknown label, or a model ``split_map`` lacks.
     """
+    categories = tuple(categories)
     factual_categories = tuple(factual_categories)
-    unknown = [c for c in factual_categories if c not in CATEGORIES]
+    unknown = [c for c in factual_categories if c not in categories]
     if unknown:
         raise ValueError(f"unknown factual categories: {', '.join(map(str, unknown))}")
     rows = []
@@ -259,7 +267,7 @@ def sentence_frame(
             raise ValueError(f"record {record['_id']!r}: model {model!r} has no split in split_map")
         for index, (text, sentence_labels) in enumerate(zip(sentences, labels, strict=True)):
             marked = set(sentence_labels)
-            strange = marked - set(CATEGORIES)
+            strange = marked - set(categories)
             if strange:
                 raise ValueError(
                     f"record {record['_id']!r}, sentence {index}: unknown label(s) {sorted(strange)}"
@@ -273,11 +281,12 @@ def sentence_frame(
                 "dataset": record["dataset"],
                 "split": split_map[model],
             }
-            row.update({category: category in marked for category in CATEGORIES})
+            row.update({category: category in marked for category in categories})
             row["factual"] = not any(row[c] for c in factual_categories)
             rows.append(row)
-    frame = pd.DataFrame(rows, columns=list(SENTENCE_COLUMNS))
-    return frame.astype(dict.fromkeys((*CATEGORIES, "factual"), bool))
+    columns = [*SENTENCE_COLUMNS[:7], *categories, "factual"]
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.astype(dict.fromkeys((*categories, "factual"), bool))
 
 
 def _caption_frame(sentences_df: pd.DataFrame) -> pd.DataFrame:
@@ -369,7 +378,10 @@ def error_rate_tables(sentences_df: pd.DataFrame) -> ErrorRateTables:
 
 
 def error_type_rates(
-    sentences_df: pd.DataFrame, *, by: str | Sequence[str] = "model"
+    sentences_df: pd.DataFrame,
+    *,
+    by: str | Sequence[str] = "model",
+    categories: Sequence[str] = CATEGORIES,
 ) -> pd.DataFrame:
     """Per group, the share of sentences carrying each error type (data of CHOCOLATE Figure 1).
 
@@ -380,10 +392,10 @@ def error_type_rates(
     types, so a group's rates can sum to more than 1. ``by`` is a column or a
     list of columns, e.g. ``["dataset", "model"]`` for the two panels of the
     figure. Returns one row per group (paper order) and one column per
-    category present in ``sentences_df``.
+    category of ``categories`` present in ``sentences_df``.
     """
     groups = [by] if isinstance(by, str) else list(by)
-    categories = [c for c in CATEGORIES if c in sentences_df.columns]
+    categories = [c for c in categories if c in sentences_df.columns]
     _require_columns(sentences_df, groups, "sentences_df")
     if not categories:
         raise ValueError("sentences_df has no error category columns")

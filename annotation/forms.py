@@ -2,7 +2,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.text import slugify
 
-from annotation.models import Project
+from annotation.models import Category, Project
 from core.models import User
 
 
@@ -24,3 +24,93 @@ class ProjectCreateForm(forms.ModelForm):
         if not slugify(title):
             raise forms.ValidationError("Use some letters or digits in the title.")
         return title
+
+
+def split_map_text(split_map: dict) -> str:
+    return "\n".join(f"{model} = {split}" for model, split in (split_map or {}).items())
+
+
+class ProjectSettingsForm(forms.ModelForm):
+    split_map_text = forms.CharField(
+        label="Split map",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
+        help_text="One “model = split” per line, e.g. “gpt4v = LVLM”. Changing it re-labels every item's split.",
+    )
+
+    class Meta:
+        model = Project
+        fields = [
+            "title",
+            "description",
+            "guidelines",
+            "annotators_per_item",
+            "lease_minutes",
+            "pay_per_item",
+            "target_hourly_rate",
+            "accepting_annotators",
+        ]
+        widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial["split_map_text"] = split_map_text(self.instance.split_map)
+
+    def clean_split_map_text(self):
+        mapping = {}
+        for number, line in enumerate(self.cleaned_data["split_map_text"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            model, sep, split = line.partition("=")
+            if not sep or not model.strip() or not split.strip():
+                raise forms.ValidationError(f"Line {number}: write it as “model = split”.")
+            mapping[model.strip().lower()] = split.strip()
+        return mapping
+
+    def changes(self) -> dict:
+        """The settings as project_update takes them."""
+        data = {field: self.cleaned_data[field] for field in self.Meta.fields}
+        data["split_map"] = self.cleaned_data["split_map_text"]
+        return data
+
+
+class CategoryForm(forms.ModelForm):
+    class Meta:
+        model = Category
+        fields = ["name", "shortcut", "is_factual", "definition", "example"]
+        widgets = {
+            "definition": forms.Textarea(attrs={"rows": 3}),
+            "example": forms.Textarea(attrs={"rows": 2}),
+            "shortcut": forms.TextInput(attrs={"size": 2, "maxlength": 1, "autocomplete": "off"}),
+        }
+        labels = {"is_factual": "Factual error"}
+
+
+class NewCategoryForm(CategoryForm):
+    class Meta(CategoryForm.Meta):
+        fields = ["key", "name", "shortcut", "is_factual", "definition", "example"]
+        help_texts = {
+            "key": "Stored in labels and exports, e.g. “unit_error”. It cannot change later."
+        }
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(
+        label="Caption file",
+        help_text="CHOCOLATE JSON (.json), JSON Lines (.jsonl) or CSV with a caption column (.csv).",
+    )
+    images = forms.FileField(
+        label="Chart images (zip, optional)",
+        required=False,
+        help_text="Needed when image_path gives file names; URLs are kept as given.",
+    )
+
+
+class ReassignForm(forms.Form):
+    annotator = forms.ChoiceField(label="Give it to")
+    reason = forms.CharField(required=False, max_length=500)
+
+    def __init__(self, *args, members=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["annotator"].choices = [(m, m) for m in members]

@@ -1,8 +1,8 @@
-from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from django.views.static import serve
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from core.views import media
 
 api_v1 = [
     path("", include("core.api.urls")),
@@ -26,7 +26,7 @@ urlpatterns = [
 # that are not public (exports, uploads being imported) live in PRIVATE_MEDIA_ROOT
 # and are only served through views that check who is asking. A large deployment
 # can put a web server or object store in front of MEDIA_URL instead.
-urlpatterns += [path("media/<path:path>", serve, {"document_root": settings.MEDIA_ROOT})]
+urlpatterns += [path("media/<path:path>", media, name="media")]
 
 handler400 = "core.views.bad_request"
 handler403 = "core.views.permission_denied"

@@ -9,6 +9,7 @@ def navigation(request):
         if user.is_researcher:
             links = [
                 ("Home", reverse("researcher-home")),
+                ("Chart library", reverse("studies:library")),
                 ("API tokens", reverse("tokens")),
                 ("API docs", reverse("api-docs")),
             ]

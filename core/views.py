@@ -1,9 +1,11 @@
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.static import serve
 
 from annotation.models import Project
 from core.api.errors import json_error
@@ -102,6 +104,15 @@ def server_error(request):
     if _wants_json(request):
         return json_error(500, "Something went wrong on our side. It has been logged.")
     return render(request, "500.html", status=500)
+
+
+@require_GET
+def media(request, path: str):
+    """Public media (chart images), read from MEDIA_ROOT at request time."""
+    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    # Stored names are content hashes, so a file at a URL never changes.
+    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    return response
 
 
 @login_required

@@ -1,11 +1,181 @@
 from django.urls import path
 
-from annotation.api import views
+from annotation.api import (
+    annotator,
+    quality_annotator,
+    quality_researcher,
+    reports,
+    researcher,
+)
 
 urlpatterns = [
-    path("projects/", views.ProjectListCreateView.as_view(), name="project-list"),
-    path("projects/<slug:slug>/", views.ProjectDetailView.as_view(), name="project-detail"),
+    # Researchers
+    path("projects/", researcher.ProjectListCreateView.as_view(), name="project-list"),
+    path("projects/<slug:slug>/", researcher.ProjectDetailView.as_view(), name="project-detail"),
     path(
-        "annotator/projects/", views.JoinedProjectListView.as_view(), name="annotator-project-list"
+        "projects/<slug:slug>/categories/",
+        researcher.CategoryListCreateView.as_view(),
+        name="project-categories",
+    ),
+    path(
+        "projects/<slug:slug>/categories/<slug:key>/",
+        researcher.CategoryDetailView.as_view(),
+        name="project-category",
+    ),
+    path(
+        "projects/<slug:slug>/imports/",
+        researcher.ImportListCreateView.as_view(),
+        name="project-imports",
+    ),
+    path("projects/<slug:slug>/items/", researcher.ItemListView.as_view(), name="project-items"),
+    path(
+        "projects/<slug:slug>/items/<int:pk>/",
+        researcher.ItemDetailView.as_view(),
+        name="project-item",
+    ),
+    path(
+        "projects/<slug:slug>/progress/", researcher.ProgressView.as_view(), name="project-progress"
+    ),
+    path("projects/<slug:slug>/leases/", researcher.LeaseListView.as_view(), name="project-leases"),
+    path(
+        "projects/<slug:slug>/leases/<int:pk>/release/",
+        researcher.LeaseReleaseView.as_view(),
+        name="project-lease-release",
+    ),
+    path(
+        "projects/<slug:slug>/leases/<int:pk>/reassign/",
+        researcher.LeaseReassignView.as_view(),
+        name="project-lease-reassign",
+    ),
+    path("projects/<slug:slug>/report/", reports.ReportView.as_view(), name="project-report"),
+    path(
+        "projects/<slug:slug>/report/compute/",
+        reports.ReportComputeView.as_view(),
+        name="project-report-compute",
+    ),
+    path(
+        "projects/<slug:slug>/report/settings/",
+        reports.ReportSettingsView.as_view(),
+        name="project-report-settings",
+    ),
+    path(
+        "projects/<slug:slug>/report/figure/",
+        reports.ReportFigureView.as_view(),
+        name="project-report-figure",
+    ),
+    path(
+        "projects/<slug:slug>/report/tables/<slug:name>/",
+        reports.ReportTableView.as_view(),
+        name="project-report-table",
+    ),
+    path(
+        "projects/<slug:slug>/exports/<slug:fmt>/",
+        reports.ExportView.as_view(),
+        name="project-export",
+    ),
+    # Annotators
+    path(
+        "annotator/projects/",
+        annotator.JoinedProjectListView.as_view(),
+        name="annotator-project-list",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/next/",
+        annotator.NextItemView.as_view(),
+        name="annotator-next",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/progress/",
+        annotator.AnnotatorProgressView.as_view(),
+        name="annotator-progress",
+    ),
+    path(
+        "annotator/assignments/<int:pk>/",
+        annotator.AssignmentView.as_view(),
+        name="annotator-assignment",
+    ),
+    path(
+        "annotator/assignments/<int:pk>/draft/",
+        annotator.DraftView.as_view(),
+        name="annotator-assignment-draft",
+    ),
+    path(
+        "annotator/assignments/<int:pk>/submit/",
+        annotator.SubmitView.as_view(),
+        name="annotator-assignment-submit",
+    ),
+    path(
+        "annotator/assignments/<int:pk>/skip/",
+        annotator.SkipView.as_view(),
+        name="annotator-assignment-skip",
+    ),
+    # Quality control (annotation.api.quality_*)
+    path(
+        "projects/<slug:slug>/quality/",
+        quality_researcher.PolicyView.as_view(),
+        name="project-quality",
+    ),
+    path(
+        "projects/<slug:slug>/quality/overview/",
+        quality_researcher.QualityOverviewView.as_view(),
+        name="project-quality-overview",
+    ),
+    path(
+        "projects/<slug:slug>/gold/", quality_researcher.GoldListView.as_view(), name="project-gold"
+    ),
+    path(
+        "projects/<slug:slug>/gold/from-reference/",
+        quality_researcher.GoldFromReferenceView.as_view(),
+        name="project-gold-reference",
+    ),
+    path(
+        "projects/<slug:slug>/gold/<int:pk>/",
+        quality_researcher.GoldItemView.as_view(),
+        name="project-gold-item",
+    ),
+    path(
+        "projects/<slug:slug>/gold/<int:pk>/draft/",
+        quality_researcher.GoldDraftView.as_view(),
+        name="project-gold-draft",
+    ),
+    path(
+        "projects/<slug:slug>/rounds/",
+        quality_researcher.RoundListView.as_view(),
+        name="project-rounds",
+    ),
+    path(
+        "projects/<slug:slug>/annotators/<str:username>/<str:action>/",
+        quality_researcher.DecisionView.as_view(),
+        name="project-annotator-decide",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/qualification/",
+        quality_annotator.QualificationView.as_view(),
+        name="annotator-qualification",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/start/",
+        quality_annotator.RoundStartView.as_view(),
+        name="annotator-round-start",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/item/",
+        quality_annotator.RoundItemView.as_view(),
+        name="annotator-round-item",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/items/<int:index>/draft/",
+        quality_annotator.RoundDraftView.as_view(),
+        name="annotator-round-draft",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/items/<int:index>/answer/",
+        quality_annotator.RoundAnswerView.as_view(),
+        name="annotator-round-answer",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/review/",
+        quality_annotator.RoundReviewView.as_view(),
+        name="annotator-round-review",
     ),
 ]

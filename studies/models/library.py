@@ -87,6 +87,8 @@ class ChartSet(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     description = models.TextField(blank=True)
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.MANUAL)
+    # What it was last imported from (an upload's or folder's name), for the researcher's record.
+    source_name = models.CharField(max_length=255, blank=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="chart_sets"
     )
@@ -141,6 +143,9 @@ class Question(models.Model):
     tolerance = models.FloatField(
         default=0.10, help_text="Relative tolerance for free-text numbers."
     )
+    # The generator spec a generated pair was rendered from, so it can be rendered again.
+    spec = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["chart_set", "group__code", "code"]
@@ -156,6 +161,11 @@ class Question(models.Model):
     @property
     def mind_question(self) -> str:
         return MIND_TEMPLATE.format(fact_question=self.text)
+
+    @property
+    def ranking_rows(self) -> list[dict]:
+        """A ranking question's items with a starting place each, for the answer form."""
+        return [{"index": i, "item": item, "place": i + 1} for i, item in enumerate(self.options)]
 
 
 def chart_image_path(instance: Chart, filename: str) -> str:
@@ -181,6 +191,8 @@ class Chart(models.Model):
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
     alt_text = models.CharField(max_length=300, blank=True)
+    # The file's name in the upload, shown to researchers only; storage uses the content hash.
+    original_name = models.CharField(max_length=255, blank=True)
 
     class Meta:
         ordering = ["question__chart_set", "chart_id"]

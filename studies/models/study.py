@@ -1,10 +1,53 @@
-"""Chart studies."""
+"""Chart studies: the pairs they show, the texts participants read, recruitment and rules."""
+
+from __future__ import annotations
+
+import secrets
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-__all__ = ["Study"]
+from studies.models.library import ChartSet, Question
+
+__all__ = ["Platform", "Study", "StudyPair"]
+
+
+def new_study_seed() -> int:
+    return secrets.randbelow(2**31)
+
+
+def study_video_path(instance: Study, filename: str) -> str:
+    # The service names the file after its content hash; the uploaded name is never used.
+    return f"study_videos/{filename}"
+
+
+class Platform(models.TextChoices):
+    PROLIFIC = "prolific", "Prolific"
+    SONA = "sona", "SONA Systems"
+    MTURK = "mturk", "Amazon Mechanical Turk"
+    PID = "pid", "Plain participant id (?pid=...)"
+    NONE = "none", "No id (anonymous link)"
+
+    @property
+    def id_param(self) -> str | None:
+        """The URL parameter that carries the participant's id on this platform."""
+        return PLATFORM_PARAMS[self.value][0]
+
+    @property
+    def extra_params(self) -> tuple[str, ...]:
+        return PLATFORM_PARAMS[self.value][1]
+
+
+# platform -> (the id parameter, other parameters recorded with the session)
+PLATFORM_PARAMS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "prolific": ("PROLIFIC_PID", ("STUDY_ID", "SESSION_ID")),
+    "sona": ("id", ()),
+    "mturk": ("workerId", ("assignmentId", "hitId")),
+    "pid": ("pid", ()),
+    "none": (None, ()),
+}
 
 
 class StudyQuerySet(models.QuerySet):
@@ -34,6 +77,70 @@ class Study(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="shared_studies"
     )
     created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # --- design
+    chart_set = models.ForeignKey(
+        ChartSet, null=True, blank=True, on_delete=models.PROTECT, related_name="studies"
+    )
+    pairs = models.ManyToManyField(
+        Question, through="StudyPair", related_name="studies", blank=True
+    )
+    seed = models.BigIntegerField(
+        default=new_study_seed,
+        help_text="With the participant number, fixes each participant's trial order.",
+    )
+    min_gap = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(500)],
+        help_text="At least this many other trials between the two charts of a pair.",
+    )
+
+    # --- what participants read
+    consent_text = models.TextField(blank=True)
+    keep_answers_on_withdrawal = models.BooleanField(
+        default=False,
+        help_text="Keep a withdrawing participant's answers. Only if the consent text says so.",
+    )
+    instructions_text = models.TextField(blank=True)
+    instructions_video = models.FileField(upload_to=study_video_path, blank=True)
+    debrief_text = models.TextField(blank=True)
+
+    # --- running it
+    target_participants = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Included participants wanted; the link shows a polite 'full' page after that.",
+    )
+    time_limit_minutes = models.PositiveIntegerField(
+        default=60, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+    )
+    platform = models.CharField(max_length=20, choices=Platform.choices, default=Platform.PROLIFIC)
+    completion_code = models.CharField(max_length=100, blank=True)
+    completion_url = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Where finished participants go; {code} and {pid} are filled in.",
+    )
+
+    # --- exclusion rules (applied by the analysis; previewed on the monitoring page)
+    max_attention_failures = models.PositiveSmallIntegerField(
+        default=0, help_text="Attention-check failures allowed before a participant is excluded."
+    )
+    min_seconds_per_trial = models.FloatField(
+        default=0,
+        validators=[MinValueValidator(0)],
+        help_text="Exclude participants whose median time per chart is below this (0: off).",
+    )
+    exclude_incomplete = models.BooleanField(
+        default=True, help_text="Exclude sessions that did not answer every trial."
+    )
+
+    # Participant numbers drive the balanced order; test sessions count separately
+    # so a pilot or a preview never disturbs the balance of the real sample.
+    live_counter = models.PositiveIntegerField(default=0, editable=False)
+    test_counter = models.PositiveIntegerField(default=0, editable=False)
 
     objects = StudyQuerySet.as_manager()
 
@@ -43,3 +150,28 @@ class Study(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def platform_choice(self) -> Platform:
+        return Platform(self.platform)
+
+    @property
+    def accepts_participants(self) -> bool:
+        return self.status in (self.Status.PILOT, self.Status.LIVE)
+
+
+class StudyPair(models.Model):
+    """A question (and so its pair of charts) used by a study."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="study_pairs")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="study_pairs")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["study_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "question"], name="unique_pair_per_study")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study_id}:{self.question_id}"

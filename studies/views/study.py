@@ -1,9 +1,154 @@
+"""Researcher pages for a study: set-up, pairs, attention checks, status and live monitoring."""
+
+from __future__ import annotations
+
+from django import forms
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.forms.models import fields_for_model, model_to_dict
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
 
 from core.decorators import researcher_required
 from studies.forms import StudyCreateForm
+from studies.models import AnswerType, AttentionCheck, ChartSet, Study
+from studies.selectors import study as sel
+from studies.services import sessions as session_svc
+from studies.services import study as setup
 from studies.services import study_create as create_study
+from studies.services.sessions.platform import LINK_SUFFIX
+
+FORM_FIELDS = list(setup.SETTINGS_FIELDS)
+TEXTAREA = forms.Textarea(attrs={"rows": 6})
+
+
+def _error_text(exc: ValidationError) -> str:
+    if hasattr(exc, "error_dict"):
+        return " ".join(m for msgs in exc.message_dict.values() for m in msgs)
+    return " ".join(exc.messages)
+
+
+LABELS = {
+    "consent_text": "Consent text",
+    "keep_answers_on_withdrawal": "Keep answers on withdrawal",
+    "instructions_text": "Instructions text",
+    "debrief_text": "Debrief text",
+    "target_participants": "Target participants",
+    "time_limit_minutes": "Time limit (minutes)",
+    "platform": "Recruitment platform",
+    "completion_code": "Completion code",
+    "completion_url": "Completion URL",
+    "max_attention_failures": "Attention-check failures allowed",
+    "min_seconds_per_trial": "Minimum seconds per chart",
+    "exclude_incomplete": "Exclude incomplete sessions",
+    "seed": "Order seed",
+    "min_gap": "Minimum gap between a pair's charts",
+}
+GROUPS = [
+    (
+        "What participants read",
+        [
+            "title",
+            "description",
+            "consent_text",
+            "keep_answers_on_withdrawal",
+            "instructions_text",
+            "debrief_text",
+        ],
+    ),
+    (
+        "Recruitment",
+        [
+            "platform",
+            "target_participants",
+            "time_limit_minutes",
+            "completion_code",
+            "completion_url",
+        ],
+    ),
+    ("Exclusion rules", ["max_attention_failures", "min_seconds_per_trial", "exclude_incomplete"]),
+    ("Design", ["min_gap", "seed"]),
+]
+
+
+class StudySettingsForm(forms.Form):
+    """The study's settings; saved through ``study_update`` so the same rules apply as in the API."""
+
+    def __init__(self, *args, study: Study, **kwargs):
+        kwargs.setdefault("initial", model_to_dict(study, fields=FORM_FIELDS))
+        super().__init__(*args, **kwargs)
+        self.fields.update(
+            fields_for_model(
+                Study,
+                fields=FORM_FIELDS,
+                widgets={
+                    "description": forms.Textarea(attrs={"rows": 3}),
+                    "consent_text": TEXTAREA,
+                    "instructions_text": TEXTAREA,
+                    "debrief_text": forms.Textarea(attrs={"rows": 4}),
+                },
+            )
+        )
+        for name, label in LABELS.items():
+            self.fields[name].label = label
+        self.fields["completion_url"].help_text = (
+            "Where finished participants are sent, e.g. "
+            "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."
+        )
+        if sel.study_design_locked(study):
+            for name in setup.DESIGN_FIELDS:
+                self.fields[name].disabled = True
+                self.fields[name].help_text = "Fixed: real participants have started."
+
+
+class VideoForm(forms.Form):
+    video = forms.FileField(
+        help_text="MP4, WebM or Ogg. Participants see it with the instructions.",
+        widget=forms.ClearableFileInput(attrs={"accept": "video/mp4,video/webm,video/ogg"}),
+    )
+
+
+class AttentionCheckForm(forms.Form):
+    kind = forms.ChoiceField(choices=AttentionCheck.Kind.choices, widget=forms.RadioSelect)
+    prompt = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="E.g. “To show you are reading carefully, select ‘Strongly agree’.”",
+    )
+    answer_type = forms.ChoiceField(choices=AnswerType.choices, initial=AnswerType.MULTIPLE_CHOICE)
+    options = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text="One per line: the choices, or the items to rank.",
+    )
+    answer_key = forms.CharField(
+        max_length=500,
+        help_text="The correct option (its text or number), the number, or the ranking (A > B > C).",
+    )
+    tolerance = forms.FloatField(initial=0.10, min_value=0, help_text="For numbers: 0.1 is ±10%.")
+    position = forms.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="1-based trial position; leave empty for a random one.",
+    )
+    image = forms.FileField(
+        required=False, help_text="The chart of a sanity check (PNG, JPEG, GIF, WebP)."
+    )
+
+
+def _study(request, slug: str) -> Study:
+    return sel.study_get(user=request.user, slug=slug)
+
+
+# ------------------------------------------------------------------ list, create, detail
+
+
+@researcher_required
+def study_list(request):
+    studies = sel.studies_for_user(user=request.user)
+    return render(request, "studies/study/list.html", {"studies": studies})
 
 
 @researcher_required
@@ -11,6 +156,234 @@ def study_create(request):
     form = StudyCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         study = create_study(owner=request.user, **form.cleaned_data)
-        messages.success(request, f"Study “{study.title}” created.")
-        return redirect("researcher-home")
+        messages.success(request, f"Study “{study.title}” created. Now choose its pairs and texts.")
+        return redirect("studies:detail", slug=study.slug)
     return render(request, "studies/study_form.html", {"form": form})
+
+
+@researcher_required
+def study_detail(request, slug: str):
+    """The study's overview and live monitoring."""
+    study = _study(request, slug)
+    session_svc.sessions_expire_overdue(study=study)
+    monitor = sel.study_monitor(study)
+    page = Paginator(monitor.rows, 50).get_page(request.GET.get("page"))
+    link = request.build_absolute_uri(reverse("participate:welcome", args=[study.slug]))
+    context = {
+        "study": study,
+        "monitor": monitor,
+        "page": page,
+        "readiness": sel.study_readiness(study) if study.status in ("draft", "pilot") else [],
+        "transitions": [Study.Status(s) for s in setup.allowed_transitions(study)],
+        "study_transitions": list(setup.allowed_transitions(study)),
+        "participant_link": link + LINK_SUFFIX.get(study.platform, ""),
+        "pair_count": study.study_pairs.count(),
+        "check_count": study.attention_checks.count(),
+        "auto_refresh": request.GET.get("live") == "1",
+    }
+    return render(request, "studies/study/detail.html", context)
+
+
+@researcher_required
+def study_session(request, slug: str, pk: int):
+    study = _study(request, slug)
+    session = sel.session_for_researcher(study=study, pk=pk)
+    trials = sel.session_trials(session)
+    return render(
+        request,
+        "studies/study/session.html",
+        {"study": study, "session": session, "trials": trials},
+    )
+
+
+# ------------------------------------------------------------------ set-up
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_edit(request, slug: str):
+    study = _study(request, slug)
+    form = StudySettingsForm(study=study)
+    video_form = VideoForm()
+    if request.method == "POST":
+        action = request.POST.get("action", "settings")
+        try:
+            if action == "video":
+                video_form = VideoForm(request.POST, request.FILES)
+                if video_form.is_valid():
+                    setup.study_video_set(
+                        study=study, upload=video_form.cleaned_data["video"], actor=request.user
+                    )
+                    messages.success(request, "Video saved.")
+                    return redirect("studies:edit", slug=study.slug)
+            elif action == "remove-video":
+                setup.study_video_clear(study=study, actor=request.user)
+                messages.success(request, "Video removed.")
+                return redirect("studies:edit", slug=study.slug)
+            else:
+                form = StudySettingsForm(request.POST, study=study)
+                if form.is_valid():
+                    setup.study_update(study=study, actor=request.user, **form.cleaned_data)
+                    messages.success(request, "Settings saved.")
+                    return redirect("studies:detail", slug=study.slug)
+        except ValidationError as exc:
+            target = video_form if action == "video" else form
+            if hasattr(exc, "error_dict"):
+                for field, errors in exc.message_dict.items():
+                    name = field if field in target.fields else None
+                    if field == "instructions_video":
+                        name = "video"
+                    for error in errors:
+                        target.add_error(name, error)
+            else:
+                target.add_error(None, exc)
+    groups = [(legend, [form[name] for name in names]) for legend, names in GROUPS]
+    return render(
+        request,
+        "studies/study/edit.html",
+        {"study": study, "form": form, "groups": groups, "video_form": video_form},
+    )
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_pairs(request, slug: str):
+    study = _study(request, slug)
+    chart_sets = ChartSet.objects.visible_to(request.user).order_by("title")
+    wanted = request.POST.get("chart_set") or request.GET.get("set")
+    chart_set = None
+    if wanted:
+        chart_set = chart_sets.filter(slug=wanted).first()
+        if chart_set is None:
+            raise Http404("No such chart set.")
+    elif study.chart_set_id:
+        chart_set = chart_sets.filter(pk=study.chart_set_id).first()
+    elif len(chart_sets) == 1:
+        chart_set = chart_sets[0]
+    locked = sel.study_design_locked(study)
+    if request.method == "POST" and chart_set is not None:
+        if request.POST.get("all"):
+            ids = [
+                q.id
+                for q in sel.chart_set_pairs(chart_set)
+                if {c.version for c in q.charts.all()} == {1, 2}
+            ]
+        else:
+            ids = [q for q in request.POST.getlist("questions") if q.isdigit()]
+        try:
+            setup.study_pairs_set(
+                study=study, chart_set=chart_set, question_ids=ids, actor=request.user
+            )
+        except ValidationError as exc:
+            messages.error(request, _error_text(exc))
+        else:
+            messages.success(request, "Pairs saved.")
+            return redirect("studies:detail", slug=study.slug)
+    chosen = set(study.study_pairs.values_list("question_id", flat=True))
+    rows = []
+    if chart_set is not None:
+        for question in sel.chart_set_pairs(chart_set):
+            charts = {c.version: c for c in question.charts.all()}
+            rows.append(
+                {
+                    "question": question,
+                    "charts": [charts.get(1), charts.get(2)],
+                    "complete": set(charts) == {1, 2},
+                    "chosen": question.id in chosen,
+                }
+            )
+    context = {
+        "study": study,
+        "chart_sets": chart_sets,
+        "chart_set": chart_set,
+        "rows": rows,
+        "locked": locked,
+    }
+    return render(request, "studies/study/pairs.html", context)
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_checks(request, slug: str):
+    study = _study(request, slug)
+    form = AttentionCheckForm(
+        initial={"kind": AttentionCheck.Kind.INSTRUCTED, "answer_type": AnswerType.MULTIPLE_CHOICE}
+    )
+    if request.method == "POST":
+        form = AttentionCheckForm(request.POST, request.FILES)
+        if form.is_valid():
+            data = dict(form.cleaned_data)
+            image = data.pop("image")
+            data["options"] = [line for line in data["options"].splitlines() if line.strip()]
+            try:
+                setup.attention_check_create(
+                    study=study, actor=request.user, image=image.read() if image else None, **data
+                )
+            except ValidationError as exc:
+                for field, errors in getattr(exc, "message_dict", {None: exc.messages}).items():
+                    for error in errors:
+                        form.add_error(field if field in form.fields else None, error)
+            else:
+                messages.success(request, "Attention check added.")
+                return redirect("studies:checks", slug=study.slug)
+    context = {
+        "study": study,
+        "checks": sel.attention_checks_for(study),
+        "form": form,
+        "locked": sel.study_design_locked(study),
+    }
+    return render(request, "studies/study/checks.html", context)
+
+
+@researcher_required
+@require_POST
+def study_check_delete(request, slug: str, pk: int):
+    study = _study(request, slug)
+    check = get_object_or_404(AttentionCheck, study=study, pk=pk)
+    try:
+        setup.attention_check_delete(check=check, actor=request.user)
+    except ValidationError as exc:
+        messages.error(request, _error_text(exc))
+    else:
+        messages.success(request, "Attention check deleted.")
+    return redirect("studies:checks", slug=study.slug)
+
+
+@researcher_required
+@require_POST
+def study_status(request, slug: str):
+    study = _study(request, slug)
+    try:
+        setup.study_status_change(
+            study=study, status=request.POST.get("status", ""), actor=request.user
+        )
+    except ValidationError as exc:
+        messages.error(request, "The status did not change: " + _error_text(exc))
+    else:
+        messages.success(request, f"The study is now {study.get_status_display().lower()}.")
+    return redirect("studies:detail", slug=study.slug)
+
+
+@researcher_required
+@require_POST
+def study_preview(request, slug: str):
+    study = _study(request, slug)
+    try:
+        result = session_svc.session_start(
+            study=study, identity=session_svc.Identity(platform=study.platform), preview=True
+        )
+    except session_svc.SessionError as exc:
+        messages.error(request, exc.message)
+        return redirect("studies:detail", slug=study.slug)
+    return redirect("participate:session", token=result.session.token)
+
+
+@researcher_required
+@require_POST
+def study_clear_tests(request, slug: str):
+    study = _study(request, slug)
+    count = setup.study_test_sessions_clear(study=study, actor=request.user)
+    messages.success(
+        request, f"Deleted {count} pilot and preview session{'s' if count != 1 else ''}."
+    )
+    return redirect("studies:detail", slug=study.slug)

@@ -16,9 +16,18 @@ class Command(BaseCommand):
             f"  Start page        {base}/",
             f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",
             f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
+            "                    and 'annotator-new' (same password), who still has to pass the qualification rounds",
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]
+        from studies.demo_study import DEMO_SLUG as STUDY_SLUG
+        from studies.models import Study
+
+        study = Study.objects.filter(slug=STUDY_SLUG).first()
+        if study:
+            lines.append(
+                f"  Participant link  {base}/s/{study.slug}/?pid=demo-participant-1   ({study.title})"
+            )
         for project in Project.objects.all()[:3]:
             lines.append(
                 f"  Annotator invite  {base}/annotation/join/{project.invite_code}/  ({project.title})"

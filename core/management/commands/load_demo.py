@@ -1,19 +1,19 @@
 """Demo accounts and data for `make demo`. Safe to run again: it reuses what exists."""
 
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
-from annotation.models import Project
-from annotation.services import project_create, project_join
+from annotation.demo import load_annotation_demo
 from core.models import User
+from studies.demo_library import load_library_demo
+from studies.demo_results import simulate_demo_results
+from studies.demo_study import load_study_demo
 
 DEMO_PASSWORD = "chartroom-demo"
 RESEARCHER = "researcher"
 ANNOTATORS = ["annotator1", "annotator2", "annotator3"]
-DEMO_PROJECT_SLUG = "demo-captions"
 
 
-def _account(username: str, role: str) -> User:
+def demo_account(username: str, role: str) -> User:
     user, created = User.objects.get_or_create(username=username, defaults={"role": role})
     if created:
         user.set_password(DEMO_PASSWORD)
@@ -24,19 +24,19 @@ def _account(username: str, role: str) -> User:
 class Command(BaseCommand):
     help = "Create the demo accounts and demo data (idempotent)."
 
-    @transaction.atomic
     def handle(self, *args, **options):
-        researcher = _account(RESEARCHER, User.Role.RESEARCHER)
-        if researcher.role != User.Role.RESEARCHER or not researcher.is_staff:
+        researcher = demo_account(RESEARCHER, User.Role.RESEARCHER)
+        if not (researcher.is_researcher and researcher.is_staff):
             researcher.role = User.Role.RESEARCHER
             researcher.is_staff = researcher.is_superuser = True
             researcher.save(update_fields=["role", "is_staff", "is_superuser"])
-        project = Project.objects.filter(slug=DEMO_PROJECT_SLUG).first() or project_create(
-            owner=researcher,
-            title="Demo caption annotation",
-            slug=DEMO_PROJECT_SLUG,
-            description="Machine-written captions of generated charts, labelled sentence by sentence.",
-        )
-        for name in ANNOTATORS:
-            project_join(project=project, annotator=_account(name, User.Role.ANNOTATOR))
-        self.stdout.write(self.style.SUCCESS("Demo accounts ready."))
+        annotators = [demo_account(name, User.Role.ANNOTATOR) for name in ANNOTATORS]
+
+        self.stdout.write("Chart library: rendering the demo benchmark...")
+        chart_set = load_library_demo(researcher)
+        study = load_study_demo(researcher, chart_set)
+        simulate_demo_results(study, participants=60, seed=1)
+        self.stdout.write(f"Study: {study.title} ({study.get_status_display()})")
+        project = load_annotation_demo(researcher, annotators)
+        self.stdout.write(f"Annotation project: {project.title} ({project.items.count()} items)")
+        self.stdout.write(self.style.SUCCESS("Demo data ready."))

@@ -1,0 +1,158 @@
+"""The annotator's API: their projects, the next item, drafts, submits, skips, progress.
+
+Every endpoint reads through annotation.selectors.work and writes through the queue
+services, which only ever hand out the caller's own assignments.
+"""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.errors import queue_errors
+from annotation.api.serializers import (
+    AnnotatorProgressSerializer,
+    AssignmentStateSerializer,
+    DraftSavedSerializer,
+    JoinedProjectSerializer,
+    LabelsInputSerializer,
+    SkipSerializer,
+    SubmittedSerializer,
+    WorkAssignmentSerializer,
+)
+from annotation.models import Project
+from annotation.selectors import annotator_assignment, annotator_progress, work_categories
+from annotation.services import (
+    assignment_draft_save,
+    assignment_next,
+    assignment_skip,
+    assignment_submit,
+)
+from core.permissions import IsAnnotator
+
+CONFLICT = OpenApiResponse(description="The lease expired, was released, or was already submitted.")
+NOT_YOURS = OpenApiResponse(description="No such assignment of yours.")
+
+
+def _joined(request, slug):
+    return get_object_or_404(Project.objects.joined_by(request.user), slug=slug)
+
+
+class JoinedProjectListView(generics.ListAPIView):
+    """The projects you joined as an annotator."""
+
+    permission_classes = [IsAnnotator]
+    serializer_class = JoinedProjectSerializer
+
+    def get_queryset(self):
+        return Project.objects.joined_by(self.request.user)
+
+
+class NextItemView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        request=None,
+        responses={
+            200: WorkAssignmentSerializer,
+            204: OpenApiResponse(description="Nothing is left for you in this project."),
+            404: OpenApiResponse(description="Not a project you joined."),
+        },
+        summary="Your open item, or lease the next one",
+    )
+    @queue_errors
+    def post(self, request, slug):
+        # The queue itself refuses non-members (404), so no separate membership query here.
+        project = get_object_or_404(Project, slug=slug)
+        assignment = assignment_next(project=project, annotator=request.user)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        context = {"request": request, "categories": work_categories(project)}
+        return Response(WorkAssignmentSerializer(assignment, context=context).data)
+
+
+class AssignmentView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        responses={200: WorkAssignmentSerializer, 404: NOT_YOURS},
+        summary="One of your assignments",
+    )
+    def get(self, request, pk):
+        assignment = annotator_assignment(annotator=request.user, pk=pk)
+        context = {"request": request, "categories": work_categories(assignment.project)}
+        return Response(WorkAssignmentSerializer(assignment, context=context).data)
+
+
+class DraftView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        request=LabelsInputSerializer,
+        responses={200: DraftSavedSerializer, 404: NOT_YOURS, 409: CONFLICT},
+        summary="Save your labels so far (a reload restores them)",
+    )
+    @queue_errors
+    def put(self, request, pk):
+        form = LabelsInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        assignment = assignment_draft_save(
+            assignment_id=pk,
+            annotator=request.user,
+            labels=form.validated_data["labels"],
+            active_seconds=form.validated_data.get("active_seconds"),
+        )
+        return Response(DraftSavedSerializer(assignment).data)
+
+
+class SubmitView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        request=LabelsInputSerializer,
+        responses={201: SubmittedSerializer, 404: NOT_YOURS, 409: CONFLICT},
+        summary="Submit your labels for the item",
+    )
+    @queue_errors
+    def post(self, request, pk):
+        form = LabelsInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        label_set = assignment_submit(
+            assignment_id=pk,
+            annotator=request.user,
+            labels=form.validated_data["labels"],
+            active_seconds=form.validated_data.get("active_seconds"),
+        )
+        return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
+
+
+class SkipView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        request=SkipSerializer,
+        responses={200: AssignmentStateSerializer, 404: NOT_YOURS, 409: CONFLICT},
+        summary="Skip the item, with a reason",
+    )
+    @queue_errors
+    def post(self, request, pk):
+        form = SkipSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        assignment = assignment_skip(
+            assignment_id=pk, annotator=request.user, reason=form.validated_data["reason"]
+        )
+        return Response(AssignmentStateSerializer(assignment).data)
+
+
+class AnnotatorProgressView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        responses={200: AnnotatorProgressSerializer},
+        summary="Your progress and estimated hourly pay in a project",
+    )
+    def get(self, request, slug):
+        project = _joined(request, slug)
+        progress = annotator_progress(project=project, annotator=request.user)
+        return Response(AnnotatorProgressSerializer(progress).data)

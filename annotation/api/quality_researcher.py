@@ -1,0 +1,182 @@
+"""Researchers' quality API: settings, gold (incl. gold mode saves), rounds, the funnel, decisions."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.quality_serializers import (
+    DecisionSerializer,
+    GoldFromReferenceResultSerializer,
+    GoldFromReferenceSerializer,
+    GoldInputSerializer,
+    GoldSerializer,
+    PolicySerializer,
+    QualityOverviewSerializer,
+    RoundInputSerializer,
+    RoundSerializer,
+)
+from annotation.models import GoldItem, Item, Project, ProjectMember
+from annotation.selectors.quality import funnel, quality_rows
+from annotation.services.quality import (
+    ACTIONS,
+    QualityError,
+    annotator_decide,
+    gold_from_reference,
+    gold_set,
+    policy_for,
+    round_create,
+)
+from core.api.errors import error_body
+from core.permissions import IsResearcher
+
+
+def _visible(request, slug):
+    return get_object_or_404(Project.objects.visible_to(request.user), slug=slug)
+
+
+class PolicyView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: PolicySerializer}, summary="Quality settings")
+    def get(self, request, slug):
+        return Response(PolicySerializer(policy_for(_visible(request, slug))).data)
+
+    @extend_schema(
+        request=PolicySerializer,
+        responses={200: PolicySerializer},
+        summary="Change quality settings",
+    )
+    def patch(self, request, slug):
+        form = PolicySerializer(
+            policy_for(_visible(request, slug)), data=request.data, partial=True
+        )
+        form.is_valid(raise_exception=True)
+        form.save()
+        return Response(form.data)
+
+
+class GoldListView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: GoldSerializer(many=True)}, summary="Gold items")
+    def get(self, request, slug):
+        project = _visible(request, slug)
+        return Response(GoldSerializer(project.gold_items.select_related("item"), many=True).data)
+
+
+class GoldItemView(APIView):
+    """Gold mode saves here: the page posts the labels as annotators' pages post theirs."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        request=GoldInputSerializer,
+        responses={201: GoldSerializer},
+        summary="Set an item's gold labels",
+    )
+    def post(self, request, slug, pk):
+        project = _visible(request, slug)
+        item = get_object_or_404(Item, project=project, pk=pk)
+        form = GoldInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            gold = gold_set(project=project, item=item, labels=form.validated_data["labels"],
+                            explanation=form.validated_data.get("explanation"), actor=request.user)  # fmt: skip
+        except QualityError as exc:
+            return Response(error_body(exc.message), status=exc.status)
+        return Response(GoldSerializer(gold).data, status=status.HTTP_201_CREATED)
+
+
+class GoldDraftView(APIView):
+    """Gold mode keeps nothing until the researcher saves; the page's autosave lands here."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=GoldInputSerializer, responses={200: OpenApiResponse(description="Accepted.")},
+                   summary="Autosave in gold mode (nothing is stored)")  # fmt: skip
+    def put(self, request, slug, pk):
+        get_object_or_404(Item, project=_visible(request, slug), pk=pk)
+        return Response({})
+
+
+class GoldFromReferenceView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=GoldFromReferenceSerializer, responses={200: GoldFromReferenceResultSerializer},
+                   summary="Mark imported reference labels as gold")  # fmt: skip
+    def post(self, request, slug):
+        project = _visible(request, slug)
+        form = GoldFromReferenceSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        count = gold_from_reference(
+            project=project, actor=request.user, item_ids=form.validated_data.get("items")
+        )
+        return Response({"marked": count})
+
+
+class RoundListView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses={200: RoundSerializer(many=True)}, summary="Qualification rounds")
+    def get(self, request, slug):
+        project = _visible(request, slug)
+        return Response(
+            RoundSerializer(project.rounds.prefetch_related("gold_items"), many=True).data
+        )
+
+    @extend_schema(
+        request=RoundInputSerializer,
+        responses={201: RoundSerializer},
+        summary="Add a round at the end",
+    )
+    def post(self, request, slug):
+        project = _visible(request, slug)
+        form = RoundInputSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        golds = list(GoldItem.objects.filter(project=project, item_id__in=data["items"]))
+        if len(golds) != len(set(data["items"])):
+            return Response(error_body("Every item of a round needs gold labels.", {"items": ["Not all have gold."]}),
+                            status=400)  # fmt: skip
+        try:
+            created = round_create(project=project, title=data["title"], gold_items=golds, rule=data["rule"],
+                                   pass_mark=data["pass_mark"], actor=request.user)  # fmt: skip
+        except QualityError as exc:
+            return Response(error_body(exc.message), status=exc.status)
+        return Response(RoundSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+class QualityOverviewView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        responses={200: QualityOverviewSerializer},
+        summary="The funnel and each annotator's standing",
+    )
+    def get(self, request, slug):
+        project = _visible(request, slug)
+        data = {"funnel": funnel(project), "annotators": quality_rows(project)}
+        return Response(QualityOverviewSerializer(data).data)
+
+
+class DecisionView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=DecisionSerializer, responses={200: QualityOverviewSerializer},
+                   summary=f"Decide about an annotator: {', '.join(ACTIONS)}")  # fmt: skip
+    def post(self, request, slug, username, action):
+        project = _visible(request, slug)
+        member = get_object_or_404(ProjectMember, project=project, annotator__username=username)
+        if action not in ACTIONS:
+            return Response(error_body(f"Use one of: {', '.join(ACTIONS)}."), status=404)
+        form = DecisionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            annotator_decide(project=project, annotator=member.annotator, action=action,
+                             reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
+        except QualityError as exc:
+            return Response(error_body(exc.message), status=exc.status)
+        data = {"funnel": funnel(project), "annotators": quality_rows(project)}
+        return Response(QualityOverviewSerializer(data).data)

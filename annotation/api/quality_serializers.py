@@ -1,0 +1,164 @@
+"""Serializers for the quality API. Annotator-facing ones never carry gold or control status."""
+
+from rest_framework import serializers
+
+from annotation.api.serializers import LabelsInputSerializer, WorkCategorySerializer
+from annotation.models import GoldItem, QualificationRound, QualityPolicy
+
+
+class RoundStatusSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    title = serializers.CharField()
+    items = serializers.IntegerField()
+    status = serializers.CharField(help_text="passed, failed, open, available, waiting or locked")
+    attempts_used = serializers.IntegerField()
+    attempts_allowed = serializers.IntegerField()
+    retry_at = serializers.DateTimeField(allow_null=True)
+    last_score = serializers.FloatField(allow_null=True)
+    passed = serializers.BooleanField(allow_null=True)
+
+
+class AnnotatorRoundsSerializer(serializers.Serializer):
+    state = serializers.CharField()
+    current = serializers.IntegerField(allow_null=True)
+    show_review = serializers.BooleanField()
+    rounds = RoundStatusSerializer(many=True)
+
+
+class AttemptSerializer(serializers.Serializer):
+    round = serializers.IntegerField(source="round.position")
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    finished = serializers.SerializerMethodField()
+    answered = serializers.SerializerMethodField()
+    passed = serializers.BooleanField(allow_null=True)
+
+    def get_finished(self, attempt) -> bool:
+        return attempt.finished_at is not None
+
+    def get_answered(self, attempt) -> int:
+        return len(attempt.answers)
+
+
+class RoundItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    count = serializers.IntegerField()
+    sentences = serializers.ListField(child=serializers.CharField())
+    image = serializers.CharField()
+    draft = serializers.JSONField()
+    categories = WorkCategorySerializer(many=True)
+
+
+class RoundAnswerSerializer(LabelsInputSerializer):
+    pass
+
+
+class ReviewSentenceSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    expected = serializers.ListField(child=serializers.CharField())
+    yours = serializers.ListField(child=serializers.CharField())
+
+
+class ReviewItemSerializer(serializers.Serializer):
+    explanation = serializers.CharField()
+    sentences = ReviewSentenceSerializer(many=True)
+
+
+class ReviewSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    passed = serializers.BooleanField(allow_null=True)
+    items = ReviewItemSerializer(many=True)
+
+
+# --- researchers ---------------------------------------------------------------------------------
+
+
+class PolicySerializer(serializers.ModelSerializer):
+    # A plain string in the schema: the same choices as a round's ``rule`` under a
+    # second name would make a duplicate enum.
+    control_rule = serializers.CharField(
+        required=False, help_text="How one control item is scored: f1 or accuracy."
+    )
+
+    class Meta:
+        model = QualityPolicy
+        fields = [
+            "max_attempts", "retry_delay_minutes", "show_gold_after_round", "control_rate",
+            "control_rule", "pause_threshold", "min_controls",
+        ]  # fmt: skip
+
+    def validate_control_rule(self, value):
+        if value not in QualificationRound.Rule.values:
+            raise serializers.ValidationError("Use f1 or accuracy.")
+        return value
+
+
+class GoldSerializer(serializers.ModelSerializer):
+    item = serializers.IntegerField(source="item_id", read_only=True)
+    external_id = serializers.CharField(source="item.external_id", read_only=True)
+
+    class Meta:
+        model = GoldItem
+        fields = ["item", "external_id", "labels", "explanation", "source", "updated_at"]
+        read_only_fields = fields
+
+
+class GoldInputSerializer(serializers.Serializer):
+    labels = serializers.JSONField()
+    explanation = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    active_seconds = serializers.FloatField(required=False)
+
+
+class GoldFromReferenceSerializer(serializers.Serializer):
+    items = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+
+class GoldFromReferenceResultSerializer(serializers.Serializer):
+    marked = serializers.IntegerField()
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    gold_items = serializers.SerializerMethodField()
+
+    class Meta:
+        model = QualificationRound
+        fields = ["position", "title", "rule", "pass_mark", "gold_items"]
+        read_only_fields = fields
+
+    def get_gold_items(self, round_) -> list[int]:
+        return [g.item_id for g in round_.gold_items.all()]
+
+
+class RoundInputSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=120)
+    items = serializers.ListField(
+        child=serializers.IntegerField(), min_length=1, help_text="Item ids with gold."
+    )
+    rule = serializers.ChoiceField(choices=QualificationRound.Rule.choices, default="f1")
+    pass_mark = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+
+
+class QualificationRowSerializer(serializers.Serializer):
+    annotator = serializers.CharField(source="annotator.username")
+    state = serializers.CharField()
+    work_state = serializers.CharField()
+    rounds_passed = serializers.IntegerField(source="qualification.rounds_passed", default=0)
+    controls_done = serializers.IntegerField(source="qualification.controls_done", default=0)
+    control_score = serializers.FloatField(source="qualification.control_accuracy", default=None)
+    labels_included = serializers.BooleanField(
+        source="qualification.labels_included", default=False
+    )
+
+
+class FunnelStepSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    count = serializers.IntegerField()
+
+
+class QualityOverviewSerializer(serializers.Serializer):
+    funnel = FunnelStepSerializer(many=True)
+    annotators = QualificationRowSerializer(many=True)
+
+
+class DecisionSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)

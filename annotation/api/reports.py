@@ -1,0 +1,283 @@
+"""The researcher's report API: the agreement report, its jobs, the tie rule and exports."""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Project
+from annotation.selectors.agreement import report_fingerprint
+from annotation.services.exports import (
+    EXPORT_FORMATS,
+    TABLES,
+    NoSuchTable,
+    default_label_source,
+    project_export,
+    report_document,
+    table_csv,
+)
+from annotation.services.reports import (
+    LABEL_SOURCES,
+    project_tie_rule_set,
+    report_last_job,
+    report_latest,
+    report_request,
+)
+from core.api.errors import api_not_found, error_body
+from core.api.serializers import JobSerializer
+from core.permissions import IsResearcher
+
+
+def _project(request, slug) -> Project:
+    return get_object_or_404(Project.objects.visible_to(request.user), slug=slug)
+
+
+class _FileRenderer(BaseRenderer):
+    """Lets a client ask for the file's type; errors still come back as JSON text."""
+
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if isinstance(data, bytes | str):
+            return data
+        return json.dumps(data).encode()
+
+
+class CSVRenderer(_FileRenderer):
+    media_type = "text/csv"
+    format = "csv"
+
+
+class SVGRenderer(_FileRenderer):
+    media_type = "image/svg+xml"
+    format = "svg"
+
+
+class DownloadRenderer(_FileRenderer):
+    media_type = "*/*"
+    format = "download"
+
+
+# --- serializers: input checked here, rules in the services -----------------------------------------
+
+
+class ReportQuerySerializer(serializers.Serializer):
+    labels = serializers.ChoiceField(
+        choices=LABEL_SOURCES,
+        required=False,
+        help_text="annotators (their majority vote) or reference (imported labels). "
+        "Default: annotators' once there are any.",
+    )
+    include_excluded = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Count every label set, also from unqualified or blocked annotators.",
+    )
+
+
+class ReportSnapshotSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField()
+    seconds = serializers.FloatField()
+    data = serializers.JSONField(help_text="The report (see the report-json export).")
+
+
+class ReportStateSerializer(serializers.Serializer):
+    labels = serializers.CharField()
+    include_excluded = serializers.BooleanField()
+    stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
+    report = ReportSnapshotSerializer(allow_null=True)
+    job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
+
+
+class TieRuleSerializer(serializers.Serializer):
+    tie_rule = serializers.ChoiceField(
+        choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")],
+        help_text="How a majority vote with as many raters for as against an error is decided.",
+    )
+
+
+def _query(request) -> tuple[str | None, bool]:
+    form = ReportQuerySerializer(data=request.query_params)
+    form.is_valid(raise_exception=True)
+    return form.validated_data.get("labels"), form.validated_data["include_excluded"]
+
+
+QUERY_PARAMETERS = [
+    OpenApiParameter("labels", str, enum=list(LABEL_SOURCES), description="Which labels."),
+    OpenApiParameter("include_excluded", bool, description="Count every label set."),
+]
+
+
+class ReportView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        parameters=QUERY_PARAMETERS,
+        responses=ReportStateSerializer,
+        summary="The stored agreement and dataset report, whether it is stale, and its job",
+    )
+    def get(self, request, slug):
+        project = _project(request, slug)
+        labels, include = _query(request)
+        labels = labels or default_label_source(project)
+        snapshot = report_latest(project=project, labels=labels, include_excluded=include)
+        fingerprint = report_fingerprint(project, labels=labels, include_excluded=include)
+        job = report_last_job(project=project, labels=labels, include_excluded=include)
+        body = {
+            "labels": labels,
+            "include_excluded": include,
+            "stale": snapshot is None or snapshot.fingerprint != fingerprint,
+            "report": None
+            if snapshot is None
+            else {
+                "computed_at": snapshot.computed_at,
+                "seconds": snapshot.seconds,
+                "data": report_document(snapshot.data),
+            },
+            "job": job,
+        }
+        return Response(ReportStateSerializer(body, context={"request": request}).data)
+
+
+class ReportComputeView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        request=ReportQuerySerializer,
+        responses={202: JobSerializer},
+        summary="Recompute the report in the background (a still-queued request is reused)",
+    )
+    def post(self, request, slug):
+        project = _project(request, slug)
+        form = ReportQuerySerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        job = report_request(
+            project=project,
+            labels=form.validated_data.get("labels") or default_label_source(project),
+            include_excluded=form.validated_data["include_excluded"],
+            user=request.user,
+        )
+        job.refresh_from_db()
+        return Response(
+            JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class ReportSettingsView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(responses=TieRuleSerializer, summary="The project's aggregation settings")
+    def get(self, request, slug):
+        return Response({"tie_rule": _project(request, slug).tie_rule})
+
+    @extend_schema(
+        request=TieRuleSerializer,
+        responses=TieRuleSerializer,
+        summary="Change the tie rule of the majority vote",
+    )
+    def patch(self, request, slug):
+        project = _project(request, slug)
+        form = TieRuleSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        project = project_tie_rule_set(
+            project=project, tie_rule=form.validated_data["tie_rule"], actor=request.user
+        )
+        return Response({"tie_rule": project.tie_rule})
+
+
+class ReportFigureView(APIView):
+    permission_classes = [IsResearcher]
+    renderer_classes = [JSONRenderer, SVGRenderer]
+
+    @extend_schema(
+        parameters=QUERY_PARAMETERS,
+        responses={(200, "image/svg+xml"): OpenApiTypes.STR, 404: OpenApiResponse()},
+        summary="Figure 1 of the stored report: error types per model, as SVG",
+    )
+    def get(self, request, slug):
+        project = _project(request, slug)
+        labels, include = _query(request)
+        snapshot = report_latest(
+            project=project,
+            labels=labels or default_label_source(project),
+            include_excluded=include,
+        )
+        if snapshot is None or not snapshot.figure_svg:
+            return Response(
+                error_body("No figure yet: compute the report first."),
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        return HttpResponse(snapshot.figure_svg, content_type="image/svg+xml")
+
+
+class ReportTableView(APIView):
+    permission_classes = [IsResearcher]
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(
+        parameters=QUERY_PARAMETERS,
+        responses={(200, "text/csv"): OpenApiTypes.STR, 404: OpenApiResponse()},
+        summary=f"One table of the stored report as CSV ({', '.join(TABLES)})",
+    )
+    def get(self, request, slug, name):
+        project = _project(request, slug)
+        labels, include = _query(request)
+        labels = labels or default_label_source(project)
+        snapshot = report_latest(project=project, labels=labels, include_excluded=include)
+        if snapshot is None:
+            return Response(
+                error_body("No report yet: compute the report first."),
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        try:
+            text = table_csv(snapshot.data, name)
+        except NoSuchTable as exc:
+            return Response(error_body(str(exc)), status=status.HTTP_404_NOT_FOUND)
+        response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{slug}-{labels}-{name}.csv"'
+        return response
+
+
+class ExportView(APIView):
+    permission_classes = [IsResearcher]
+    renderer_classes = [JSONRenderer, DownloadRenderer]
+
+    @extend_schema(
+        parameters=[
+            *QUERY_PARAMETERS,
+            OpenApiParameter(
+                "fmt", str, OpenApiParameter.PATH, enum=list(EXPORT_FORMATS), description="Format."
+            ),
+        ],
+        responses={
+            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            400: OpenApiResponse(description="Unknown format or label source."),
+        },
+        summary="Download the aggregated dataset (chocolate), raw labels or the report",
+    )
+    def get(self, request, slug, fmt):
+        project = _project(request, slug)
+        labels, include = _query(request)
+        if fmt not in EXPORT_FORMATS:
+            return api_not_found()
+        export = project_export(
+            project=project,
+            fmt=fmt,
+            labels=None if fmt.startswith("labels-") else labels,
+            include_excluded=include,
+            base_url=request.build_absolute_uri("/").rstrip("/"),
+        )
+        response = StreamingHttpResponse(
+            (chunk.encode("utf-8") for chunk in export.chunks),
+            content_type=f"{export.content_type}; charset=utf-8",
+        )
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
+        return response

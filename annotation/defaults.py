@@ -1,0 +1,141 @@
+"""A new project's defaults: the CHOCOLATE guidelines, error typology and split map.
+
+Texts follow seed 001 (Huang et al., CHOCOLATE): section 2.1 for the category
+definitions and examples (Table 1), appendix B.2 for the guidelines. Category
+keys are the label names of the released ``chocolate.json``, so its labels import
+as they are. No Django import: the import parser and analysis scripts use it too.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import NamedTuple
+
+DEFAULT_GUIDELINES = """\
+In this task, you will evaluate the factual errors for a generated caption with regard to the \
+reference chart. To correctly solve this task, follow these steps:
+
+- Carefully read the generated caption and the reference chart.
+- Compare the generated caption against the reference chart and decide whether the caption \
+contains any factual error defined below.
+- You should click/press the button if an error occurs. A blue button indicates the caption \
+contains the corresponding factual error, while a white button means the caption does not \
+contain such an error.
+
+Warning: Annotations will be checked for quality against control labels, low-quality work will \
+be rejected.
+
+Error definition
+
+- Value error: A quantitative data value is incorrect.
+- Label error: A non-quantitative data value is incorrect.
+- Trend error: The direction of a trend is wrong.
+- Magnitude error: The magnitude or variance of a trend is wrong.
+- Out-of-context error: The caption introduces concepts that are not present in the chart.
+- Grammatical error: The grammar of the caption is wrong.
+- Nonsense error: The caption is incomplete or does not make sense at all.
+"""
+
+
+class CategoryDefault(NamedTuple):
+    key: str
+    name: str
+    shortcut: str
+    is_factual: bool
+    definition: str
+    example: str
+
+
+DEFAULT_CATEGORIES: tuple[CategoryDefault, ...] = (
+    CategoryDefault(
+        "value_error",
+        "Value",
+        "v",
+        True,
+        "A quantitative data value from the chart is incorrectly stated in the caption. This "
+        "includes numbers representing values on axes, percentages, or other numerical data "
+        "points.",
+        "Asians have a turnout rate of 20.4% in 1990.",
+    ),
+    CategoryDefault(
+        "label_error",
+        "Label",
+        "l",
+        True,
+        "A non-numerical label, category, or text element from the chart is incorrectly "
+        "referenced in the caption. This includes labels on axes, legend items, categorical "
+        "variables, etc.",
+        "Asians have the highest turnout rates across the years.",
+    ),
+    CategoryDefault(
+        "trend_error",
+        "Trend",
+        "t",
+        True,
+        "The overall direction of change over time or comparison between groups is incorrectly "
+        "described in the caption, such as stating an increasing trend when it is actually "
+        "decreasing.",
+        "From 1986-2014, the turnout rates are increasing overall.",
+    ),
+    CategoryDefault(
+        "magnitude_error",
+        "Magnitude",
+        "m",
+        True,
+        "The degree or amount of difference described for a trend is unfaithful to the chart, "
+        "such as stating an increase “sharp” when the chart shows it is actually “smooth”.",
+        "From 1986-2014, the turnout rates are sharply decreasing overall.",
+    ),
+    CategoryDefault(
+        "ooc_error",
+        "Out-of-context",
+        "o",
+        True,
+        "Concepts, variables, or any information introduced in the caption that does not exist "
+        "at all in the content of the chart. The caption contains factual statements not "
+        "grounded in the actual chart contents.",
+        "Vietnamese have the highest turnout rates among Asians.",
+    ),
+    CategoryDefault(
+        "grammatical_error",
+        "Grammatical",
+        "g",
+        False,
+        "There are grammatical mistakes in the structure or syntax of the caption.",
+        "The turnout rates are decrease overall.",
+    ),
+    CategoryDefault(
+        "nonsense_error",
+        "Nonsense",
+        "n",
+        True,
+        "The caption contains incomplete sentences, disconnected phrases that do not connect "
+        "logically, or sequences of words that simply do not make coherent sense.",
+        "From 1986-2014, #?sep #sep #sep #sep.",
+    ),
+)
+
+# Splits follow the captioning model (seed section 2.2 and appendix C).
+DEFAULT_SPLIT_MAP = MappingProxyType(
+    {
+        "gpt4v": "LVLM",
+        "bard": "LVLM",
+        "deplot": "LLM",
+        "chartt5": "FT",
+        "matcha": "FT",
+        "unichart": "FT",
+    }
+)
+
+# Keys the page keeps for itself: navigation, submit, zoom and help.
+RESERVED_SHORTCUTS = frozenset({"j", "k", "?", "+", "-", "=", "0", " "})
+
+
+def default_split_map() -> dict[str, str]:
+    return dict(DEFAULT_SPLIT_MAP)
+
+
+def split_for(model: str, split_map: dict[str, str]) -> str:
+    """The split of a captioning model; model names compare without case."""
+    lowered = {key.lower(): value for key, value in split_map.items()}
+    return lowered.get(model.strip().lower(), "")

@@ -1,0 +1,193 @@
+"""The demo annotation project: generated charts, machine-style captions and a few labels.
+
+Charts and captions come from ``fixtures/caption_charts.json`` (chart specs rendered with
+studies.chartgen, two captions per chart with reference labels). They go through the same
+importer researchers use, as a CHOCOLATE JSON file and a zip of PNGs. Two of the demo
+annotators have already labelled part of the items, so progress pages have something to
+show and the first annotator's queue starts with items one label short of complete.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Assignment, Project
+from annotation.services import (
+    assignment_next,
+    assignment_submit,
+    captions_import,
+    project_create,
+    project_join,
+)
+from core.models import User
+
+DEMO_SLUG = "demo-captions"
+FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "caption_charts.json"
+PRELABELLED = 16  # items the second and third demo annotators have already done
+
+
+def _demo_files(records) -> tuple[bytes, bytes]:
+    """A CHOCOLATE JSON file and a zip of the rendered charts it names."""
+    from studies.chartgen import load_specs, render_chart
+
+    specs = load_specs([record["chart"] for record in records])
+    archive = io.BytesIO()
+    rows = []
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
+        for record, spec in zip(records, specs, strict=True):
+            name = f"{spec.id}.png"
+            zipped.writestr(name, render_chart(spec, manipulated=False))
+            for caption in record["captions"]:
+                rows.append(
+                    {
+                        "_id": f"{caption['model']}-{record['id']}",
+                        "sentences": caption["sentences"],
+                        "labels": caption.get("labels"),
+                        "model": caption["model"],
+                        "dataset": caption.get("dataset", "generated"),
+                        "image_path": name,
+                    }
+                )
+    return json.dumps(rows).encode(), archive.getvalue()
+
+
+def _noisy(labels, keys, rng) -> list[list[str]]:
+    """An annotator's take on the reference: mostly agreeing, sometimes not."""
+    out = []
+    for sentence in labels:
+        chosen = set(sentence)
+        if chosen and rng.random() < 0.15:
+            chosen.discard(rng.choice(sorted(chosen)))
+        if rng.random() < 0.08:
+            chosen.add(rng.choice(keys))
+        out.append([k for k in keys if k in chosen])
+    return out
+
+
+def _prelabel(project: Project, annotators: list[User]) -> None:
+    from annotation.services.quality import controls
+
+    rng = random.Random(20240604)
+    # Seeded control draws, so `make demo` gives the same data every time.
+    system_rng, controls._rng = controls._rng, random.Random(7)
+    try:
+        _prelabel_with(project, annotators, rng)
+    finally:
+        controls._rng = system_rng
+
+
+def _prelabel_with(project: Project, annotators: list[User], rng) -> None:
+    keys = list(project.categories.values_list("key", flat=True))
+    references = dict(project.items.values_list("pk", "reference__labels"))
+    for annotator in annotators:
+        for _ in range(PRELABELLED):
+            assignment = assignment_next(project=project, annotator=annotator)
+            if assignment is None:
+                break
+            seconds = rng.uniform(50, 140)
+            # Backdated so the measured time fits inside the lease, as it would in real work.
+            Assignment.objects.filter(pk=assignment.pk).update(
+                leased_at=timezone.now() - timedelta(seconds=seconds + 10)
+            )
+            reference = references.get(assignment.item_id) or [
+                [] for _ in assignment.item.sentences
+            ]
+            assignment_submit(
+                assignment_id=assignment.pk,
+                annotator=annotator,
+                labels=_noisy(reference, keys, rng),
+                active_seconds=seconds,
+            )
+
+
+def load_annotation_demo(owner: User, annotators: list[User]) -> Project:
+    """Create (or reuse) the demo project; safe to run again."""
+    with transaction.atomic():
+        project = Project.objects.filter(slug=DEMO_SLUG).first() or project_create(
+            owner=owner,
+            title="Demo caption annotation",
+            slug=DEMO_SLUG,
+            description=(
+                "Machine-written captions of generated charts. Mark each sentence with the "
+                "errors it makes about its chart."
+            ),
+        )
+        for annotator in annotators:
+            project_join(project=project, annotator=annotator)
+        if project.items.exists():
+            return project
+        records = json.loads(FIXTURE.read_text(encoding="utf-8"))
+        data, images = _demo_files(records)
+        captions_import(
+            project=project,
+            data=data,
+            filename="demo_captions.json",
+            images=images,
+            images_filename="demo_charts.zip",
+            user=owner,
+        )
+        _quality_demo(project, owner, annotators)
+        _prelabel(project, annotators[1:])
+    return project
+
+
+# Quality control in the demo: two one-caption qualification rounds and a few control
+# items, all gold taken over from the fixture's reference labels. The demo annotators
+# are qualified by hand so they can label at once; `annotator-new` takes the rounds.
+ROUND_ITEMS = ["gpt4v-caption-01", "bard-caption-02"]
+CONTROL_ITEMS = ["chartt5-caption-07", "deplot-caption-08", "matcha-caption-09", "bard-caption-12"]
+EXPLANATIONS = {
+    "gpt4v-caption-01": "The third sentence gives a value the chart does not show.",
+    "bard-caption-02": "The second sentence gets the direction of the trend wrong.",
+}
+NEW_ANNOTATOR = "annotator-new"
+
+
+def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None:
+    from annotation.models import GoldItem
+    from annotation.services.quality import (
+        annotator_decide,
+        gold_from_reference,
+        gold_set,
+        policy_for,
+        round_create,
+    )
+    from core.management.commands.load_demo import DEMO_PASSWORD
+
+    items = dict(project.items.values_list("external_id", "pk"))
+    gold_from_reference(
+        project=project, actor=owner, item_ids=[items[x] for x in ROUND_ITEMS + CONTROL_ITEMS]
+    )
+    for external_id, text in EXPLANATIONS.items():
+        gold = GoldItem.objects.get(item_id=items[external_id])
+        gold_set(project=project, item=gold.item, labels=gold.labels, explanation=text,
+                 actor=owner, source=gold.source)  # fmt: skip
+    for n, external_id in enumerate(ROUND_ITEMS, start=1):
+        round_create(
+            project=project,
+            title=("A first caption" if n == 1 else "A second caption"),
+            gold_items=[GoldItem.objects.get(item_id=items[external_id])],
+            actor=owner,
+        )
+    policy = policy_for(project)
+    policy.show_gold_after_round = True
+    policy.save(update_fields=["show_gold_after_round"])
+    for annotator in annotators:
+        annotator_decide(project=project, annotator=annotator, action="qualify",
+                         reason="Demo annotator, qualified in advance.", actor=owner)  # fmt: skip
+    new, created = User.objects.get_or_create(
+        username=NEW_ANNOTATOR, defaults={"role": User.Role.ANNOTATOR}
+    )
+    if created:
+        new.set_password(DEMO_PASSWORD)
+        new.save(update_fields=["password"])
+    project_join(project=project, annotator=new)

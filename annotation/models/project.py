@@ -1,0 +1,151 @@
+"""Annotation projects, their annotators and their error categories."""
+
+import secrets
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def default_guidelines() -> str:
+    return DEFAULT_GUIDELINES
+
+
+class ProjectQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Projects the researcher owns or that were shared with them."""
+        if not (user.is_authenticated and user.is_researcher):
+            return self.none()
+        return self.filter(models.Q(owner=user) | models.Q(collaborators=user)).distinct()
+
+    def joined_by(self, user):
+        if not (user.is_authenticated and user.is_annotator):
+            return self.none()
+        return self.filter(members__annotator=user)
+
+
+class Project(models.Model):
+    title = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    description = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_projects"
+    )
+    collaborators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="shared_projects"
+    )
+    invite_code = models.CharField(max_length=40, unique=True, default=new_invite_code)
+    accepting_annotators = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    guidelines = models.TextField(
+        default=default_guidelines,
+        help_text="Shown to annotators one click away from every item.",
+    )
+    annotators_per_item = models.PositiveSmallIntegerField(
+        "annotators per item (k)",
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
+        help_text="How many different annotators label each item.",
+    )
+    lease_minutes = models.PositiveIntegerField(
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
+        help_text="An item not submitted within this time goes back to the pool.",
+    )
+    split_map = models.JSONField(
+        default=default_split_map,
+        blank=True,
+        help_text="Captioning model -> split (LVLM, LLM, FT ...).",
+    )
+    pay_per_item = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        default=Decimal("0.50"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="What an annotator earns for one submitted item.",
+    )
+    target_hourly_rate = models.DecimalField(
+        max_digits=8,
+        decimal_places=2,
+        default=Decimal("15.00"),
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text="The hourly pay the project aims for (the CHOCOLATE seed paid $15-20).",
+    )
+    currency = models.CharField(max_length=3, default="USD")
+    tie_rule = models.CharField(max_length=10, choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")], default="negative", help_text="How a majority vote with as many raters for as against an error is decided.")  # fmt: skip
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def lease_time(self) -> timedelta:
+        return timedelta(minutes=self.lease_minutes)
+
+    @property
+    def subject(self) -> str:
+        return f"annotation.project:{self.pk}"
+
+
+class ProjectMember(models.Model):
+    """An annotator who joined a project through its invite code."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="members")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "annotator"], name="one_membership_per_annotator"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} in {self.project}"
+
+
+class Category(models.Model):
+    """One error type annotators can mark on a sentence."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="categories")
+    # Stored in labels, so it never changes once labels use it; the name can.
+    key = models.SlugField(max_length=40)
+    name = models.CharField(max_length=60)
+    definition = models.TextField()
+    example = models.TextField(blank=True)
+    shortcut = models.CharField(max_length=1, help_text="One key that toggles it.")
+    is_factual = models.BooleanField(
+        default=True,
+        help_text="Whether this error makes a sentence non-factual (a grammatical slip does not).",
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "pk"]
+        verbose_name_plural = "categories"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "key"], name="category_key_per_project"),
+            models.UniqueConstraint(
+                fields=["project", "shortcut"], name="category_shortcut_per_project"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,302 @@
+"""Frames of a project's labels for agreement, aggregation and exports.
+
+Label sets are read as plain tuples in chunks (``values_list(...).iterator``),
+never as model instances, and turned into numpy arrays: a project of 100,000
+sentences x 3 annotators is 300,000 (item, sentence, annotator) rows, which
+stay a few megabytes as arrays where model objects would take gigabytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from array import array
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from django.db.models import Count, Max
+
+from annotation.models import (
+    Category,
+    GoldItem,
+    Item,
+    LabelSet,
+    Project,
+    ProjectMember,
+    Qualification,
+    QualificationRound,
+    ReferenceLabels,
+)
+from annotation.selectors.quality import annotator_states, counted_label_sets, label_set_flags
+
+__all__ = [
+    "CategoryInfo",
+    "LabelDecisions",
+    "annotator_pseudonyms",
+    "annotator_states",
+    "counted_label_sets",
+    "item_ids",
+    "item_records",
+    "label_decisions",
+    "label_set_flags",
+    "label_set_rows",
+    "reference_labels",
+    "report_categories",
+    "report_fingerprint",
+]
+
+CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class CategoryInfo:
+    key: str
+    name: str
+    factual: bool
+
+
+def report_categories(project: Project) -> list[CategoryInfo]:
+    return [
+        CategoryInfo(key, name, factual)
+        for key, name, factual in Category.objects.filter(project=project)
+        .order_by("position", "pk")
+        .values_list("key", "name", "is_factual")
+    ]
+
+
+# --- which label sets count ------------------------------------------------------------------------
+# The quality selectors decide whose labels are data (qualified, not blocked,
+# non-control); agreement, aggregation and exports all read through them.
+
+
+def _standing_digest(project: Project) -> list:
+    """What of the quality state decides which label sets count, for report fingerprints."""
+    return [
+        QualificationRound.objects.filter(project=project).exists(),
+        sorted(
+            Qualification.objects.filter(project=project).values_list(
+                "annotator_id", "state", "work_state", "labels_included"
+            )
+        ),
+        list(
+            GoldItem.objects.filter(project=project)
+            .aggregate(n=Count("pk"), last=Max("pk"))
+            .values()
+        ),
+    ]
+
+
+def annotator_pseudonyms(project: Project) -> dict[int, str]:
+    """Stable pseudonymous ids (A01, A02 ...) in the order annotators joined the project.
+
+    New members only ever append, so an id once published keeps meaning the same
+    person in later exports of the project. Annotators with label sets but no
+    membership any more come last, by account.
+    """
+    order = list(
+        ProjectMember.objects.filter(project=project)
+        .order_by("joined_at", "pk")
+        .values_list("annotator_id", flat=True)
+    )
+    known = set(order)
+    order += [
+        user_id
+        for user_id in LabelSet.objects.filter(project=project)
+        .order_by("annotator_id")
+        .values_list("annotator_id", flat=True)
+        .distinct()
+        if user_id not in known
+    ]
+    width = max(2, len(str(len(order))))
+    return {user_id: f"A{n:0{width}d}" for n, user_id in enumerate(order, start=1)}
+
+
+# --- decisions -------------------------------------------------------------------------------------
+
+
+@dataclass
+class LabelDecisions:
+    """Every counted (item, sentence, annotator) with the categories the annotator marked.
+
+    One row per rated sentence; ``marks[row, j]`` says whether category
+    ``categories[j]`` was marked. ``frame()`` gives the long form the analysis
+    functions take: one row per (item, sentence, rater, category) with a boolean
+    value, False included.
+    """
+
+    categories: list[str]
+    item: np.ndarray
+    sentence: np.ndarray
+    rater: np.ndarray
+    marks: np.ndarray
+    label_sets: int = 0
+    unknown_keys: set[str] = field(default_factory=set)
+
+    def __len__(self) -> int:
+        return len(self.item)
+
+    def frame(self) -> pd.DataFrame:
+        n, c = self.marks.shape
+        return pd.DataFrame(
+            {
+                "item": np.repeat(self.item, c),
+                "sentence": np.repeat(self.sentence, c),
+                "rater": np.repeat(self.rater, c),
+                "category": pd.Categorical.from_codes(
+                    np.tile(np.arange(c, dtype=np.int16), n), categories=self.categories
+                ),
+                "value": self.marks.reshape(-1),
+            }
+        )
+
+    def any_of(self, keys) -> np.ndarray:
+        """Per rated sentence: whether the annotator marked any of ``keys``."""
+        columns = [j for j, key in enumerate(self.categories) if key in set(keys)]
+        if not columns:
+            return np.zeros(len(self), dtype=bool)
+        return self.marks[:, columns].any(axis=1)
+
+
+def label_decisions(
+    project: Project, *, categories: list[str] | None = None, include_excluded: bool = False
+) -> LabelDecisions:
+    """The counted label sets of ``project`` as :class:`LabelDecisions`.
+
+    A category added after some label sets were submitted reads as not marked in
+    them. Keys no longer among the categories are ignored and reported in
+    ``unknown_keys``.
+    """
+    keys = (
+        list(categories) if categories is not None else [c.key for c in report_categories(project)]
+    )
+    if len(keys) > 63:
+        raise ValueError("A project can have at most 63 categories in a report.")
+    bit = {key: 1 << j for j, key in enumerate(keys)}
+    items, sentences, raters, masks = array("q"), array("l"), array("q"), array("Q")
+    unknown: set[str] = set()
+    label_sets = 0
+    rows = (
+        counted_label_sets(project, include_excluded=include_excluded)
+        .order_by()
+        .values_list("item_id", "annotator_id", "labels")
+        .iterator(chunk_size=CHUNK)
+    )
+    for item_id, annotator_id, labels in rows:
+        label_sets += 1
+        for index, marked in enumerate(labels):
+            mask = 0
+            for key in marked:
+                value = bit.get(key)
+                if value is None:
+                    unknown.add(key)
+                else:
+                    mask |= value
+            items.append(item_id)
+            sentences.append(index)
+            raters.append(annotator_id)
+            masks.append(mask)
+    mask_array = np.frombuffer(masks, dtype=np.uint64) if masks else np.zeros(0, np.uint64)
+    shifts = np.arange(len(keys), dtype=np.uint64)
+    marks = ((mask_array[:, None] >> shifts) & np.uint64(1)).astype(bool)
+    return LabelDecisions(
+        categories=keys,
+        item=np.frombuffer(items, dtype=np.int64) if items else np.zeros(0, np.int64),
+        sentence=np.asarray(sentences, dtype=np.int32),
+        rater=np.frombuffer(raters, dtype=np.int64) if raters else np.zeros(0, np.int64),
+        marks=marks.reshape(len(items), len(keys)),
+        label_sets=label_sets,
+        unknown_keys=unknown,
+    )
+
+
+# --- items and reference labels --------------------------------------------------------------------
+
+
+def item_records(project: Project, *, ids=None):
+    """(pk, external_id, sentences, model, dataset, split, image, image_url) in project order."""
+    items = Item.objects.filter(project=project)
+    if ids is not None:
+        items = items.filter(pk__in=ids)
+    return (
+        items.order_by("position", "pk")
+        .values_list(
+            "pk", "external_id", "sentences", "model", "dataset", "split", "image", "image_url"
+        )
+        .iterator(chunk_size=CHUNK)
+    )
+
+
+def reference_labels(project: Project) -> dict[int, list[list[str]]]:
+    """Imported reference labels per item id (items without any are absent)."""
+    return dict(
+        ReferenceLabels.objects.filter(item__project=project)
+        .order_by()
+        .values_list("item_id", "labels")
+        .iterator(chunk_size=CHUNK)
+    )
+
+
+def item_ids(project: Project) -> dict[int, str]:
+    """Item id -> external id."""
+    return dict(
+        Item.objects.filter(project=project)
+        .order_by()
+        .values_list("pk", "external_id")
+        .iterator(chunk_size=CHUNK)
+    )
+
+
+# --- raw label sets for exports --------------------------------------------------------------------
+
+
+def label_set_rows(project: Project):
+    """Every label set of the project, counted or not, oldest first, as tuples:
+
+    (label set id, item id, external id, annotator id, labels, active seconds,
+    leased at, submitted at).
+    """
+    return (
+        LabelSet.objects.filter(project=project)
+        .order_by("submitted_at", "pk")
+        .values_list(
+            "pk",
+            "item_id",
+            "item__external_id",
+            "annotator_id",
+            "labels",
+            "active_seconds",
+            "assignment__leased_at",
+            "submitted_at",
+        )
+        .iterator(chunk_size=CHUNK)
+    )
+
+
+# --- what a report was computed from ---------------------------------------------------------------
+
+
+def report_fingerprint(project: Project, *, labels: str, include_excluded: bool = False) -> str:
+    """A short digest of everything a report depends on; it changes when the report would."""
+    if labels == "reference":
+        source = ReferenceLabels.objects.filter(item__project=project).aggregate(
+            n=Count("pk"), last=Max("pk")
+        )
+    else:
+        source = counted_label_sets(project, include_excluded=include_excluded).aggregate(
+            n=Count("pk"), last=Max("pk")
+        )
+    items = Item.objects.filter(project=project).aggregate(n=Count("pk"), last=Max("pk"))
+    parts = {
+        "labels": labels,
+        "include_excluded": include_excluded,
+        "source": [source["n"], source["last"]],
+        "standing": _standing_digest(project),
+        "items": [items["n"], items["last"]],
+        "k": project.annotators_per_item,
+        "tie": project.tie_rule,
+        "split_map": project.split_map,
+        "categories": [(c.key, c.name, c.factual) for c in report_categories(project)],
+    }
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return f"{source['n']}:{digest[:32]}"

@@ -1,0 +1,253 @@
+"""Reads for quality control: what counts as data, the funnel, answers beside gold.
+
+``counted_label_sets``, ``label_set_flags`` and ``annotator_states`` are what
+agreement, aggregation and exports use to decide whose labels are data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, Exists, OuterRef, Q
+
+from annotation.models import (
+    GoldItem,
+    LabelSet,
+    Project,
+    ProjectMember,
+    Qualification,
+    QualificationRound,
+    RoundAttempt,
+)
+
+State, Work = Qualification.State, Qualification.Work
+
+
+def _has_rounds(project: Project) -> bool:
+    return QualificationRound.objects.filter(project=project).exists()
+
+
+def counted_label_sets(project: Project, *, include_excluded: bool = False):
+    """Label sets that are data: qualified (when the project has rounds), not blocked, non-control.
+
+    A blocked annotator counts again once the researcher re-includes them
+    (``labels_included``). Paused annotators still count: a pause stops new work
+    while the researcher looks, it is not a verdict. ``include_excluded`` counts
+    every annotator; control items never count, since their labels measure the
+    annotator, not the item.
+    """
+    label_sets = LabelSet.objects.filter(project=project).exclude(
+        Exists(GoldItem.objects.filter(item_id=OuterRef("item_id")))
+    )
+    if include_excluded:
+        return label_sets
+    blocked = Qualification.objects.filter(
+        project=project, annotator_id=OuterRef("annotator_id"), work_state=Work.BLOCKED,
+        labels_included=False,
+    )  # fmt: skip
+    label_sets = label_sets.exclude(Exists(blocked))
+    if _has_rounds(project):
+        qualified = Qualification.objects.filter(
+            project=project, annotator_id=OuterRef("annotator_id")
+        ).filter(Q(state=State.QUALIFIED) | Q(labels_included=True))
+        label_sets = label_sets.filter(Exists(qualified))
+    return label_sets
+
+
+def label_set_flags(project: Project) -> dict[int, str]:
+    """Why label sets do not count: {label set id: "control" | "blocked" | "not_qualified"}."""
+    flags: dict[int, str] = {}
+    states = {q.annotator_id: q for q in Qualification.objects.filter(project=project)}
+    rounds = _has_rounds(project)
+    gold_items = set(GoldItem.objects.filter(project=project).values_list("item_id", flat=True))
+    for pk, item_id, annotator_id in LabelSet.objects.filter(project=project).values_list(
+        "pk", "item_id", "annotator_id"
+    ):
+        q = states.get(annotator_id)
+        if item_id in gold_items:
+            flags[pk] = "control"
+        elif q is not None and q.work_state == Work.BLOCKED and not q.labels_included:
+            flags[pk] = "blocked"
+        elif rounds and not (q and (q.state == State.QUALIFIED or q.labels_included)):
+            flags[pk] = "not_qualified"
+    return flags
+
+
+def annotator_states(project: Project) -> dict[int, str]:
+    """Each member's standing: invited, started, qualified, eliminated, paused or blocked."""
+    states = dict.fromkeys(
+        ProjectMember.objects.filter(project=project).values_list("annotator_id", flat=True),
+        State.INVITED.value,
+    )
+    rounds = _has_rounds(project)
+    if not rounds:
+        states = dict.fromkeys(states, State.QUALIFIED.value)
+    for q in Qualification.objects.filter(project=project):
+        state = q.state if rounds or q.state == State.ELIMINATED else State.QUALIFIED.value
+        states[q.annotator_id] = q.work_state if q.work_state != Work.ACTIVE else state
+    return states
+
+
+@dataclass(frozen=True)
+class FunnelStep:
+    label: str
+    count: int
+
+
+def funnel(project: Project) -> list[FunnelStep]:
+    """invited -> started -> passed round 1 -> ... -> qualified / eliminated."""
+    members = ProjectMember.objects.filter(project=project).count()
+    qs = Qualification.objects.filter(project=project)
+    counts = qs.aggregate(
+        started=Count("pk", filter=~Q(state=State.INVITED)),
+        qualified=Count("pk", filter=Q(state=State.QUALIFIED)),
+        eliminated=Count("pk", filter=Q(state=State.ELIMINATED)),
+    )
+    steps = [FunnelStep("Invited", members), FunnelStep("Started", counts["started"])]
+    for round_ in project.rounds.order_by("position"):
+        passed = qs.filter(rounds_passed__gte=round_.position).count()
+        steps.append(FunnelStep(f"Passed round {round_.position}", passed))
+    steps += [
+        FunnelStep("Qualified", counts["qualified"]),
+        FunnelStep("Eliminated", counts["eliminated"]),
+    ]
+    return steps
+
+
+def quality_rows(project: Project) -> list[dict]:
+    """One row per member: standing, rounds, running control score."""
+    quals = {
+        q.annotator_id: q
+        for q in Qualification.objects.filter(project=project).prefetch_related("attempts")
+    }
+    rows = []
+    for member in ProjectMember.objects.filter(project=project).select_related("annotator"):
+        q = quals.get(member.annotator_id)
+        rows.append(
+            {
+                "annotator": member.annotator,
+                "qualification": q,
+                "state": q.get_state_display() if q else "Invited",
+                "work_state": q.work_state if q else Work.ACTIVE,
+                "attempts": list(q.attempts.all()) if q else [],
+            }
+        )
+    return rows
+
+
+def paused_annotators(project: Project) -> list[Qualification]:
+    return list(
+        Qualification.objects.filter(project=project, work_state=Work.PAUSED)
+        .select_related("annotator")
+        .order_by("paused_at")
+    )
+
+
+def answers_beside_gold(project: Project, annotator) -> list[dict]:
+    """Each finished attempt of the annotator, item by item, their labels beside gold."""
+    out = []
+    attempts = (
+        RoundAttempt.objects.filter(
+            qualification__project=project, qualification__annotator=annotator
+        )
+        .select_related("round")
+        .order_by("round__position", "number")
+    )
+    for attempt in attempts:
+        golds = attempt.round.gold_items.select_related("item").order_by("item__position", "pk")
+        items = []
+        for gold in golds:
+            answer = attempt.answers.get(str(gold.pk))
+            items.append(
+                {
+                    "gold": gold,
+                    "sentences": [
+                        {
+                            "text": text,
+                            "gold": gold.labels[n],
+                            "answer": answer[n] if answer else None,
+                        }
+                        for n, text in enumerate(gold.item.sentences)
+                    ],
+                }
+            )
+        out.append({"attempt": attempt, "items": items})
+    return out
+
+
+@dataclass(frozen=True)
+class RoundStatus:
+    position: int
+    title: str
+    items: int
+    status: str  # passed, failed, open, available, waiting, locked
+    attempts_used: int
+    attempts_allowed: int
+    retry_at: object
+    last_score: float | None
+    passed: bool | None
+
+
+@dataclass(frozen=True)
+class AnnotatorRounds:
+    state: str
+    rounds: list
+    current: int | None
+    show_review: bool
+    work_state: str
+
+
+def annotator_rounds(*, project: Project, annotator, now=None) -> AnnotatorRounds:
+    """What the annotator's qualification overview shows: each round's status, no gold."""
+    from django.utils import timezone
+
+    from annotation.services.quality.common import policy_for
+    from annotation.services.quality.rounds import retry_at
+
+    now = now or timezone.now()
+    policy = policy_for(project)
+    q = (
+        Qualification.objects.filter(project=project, annotator=annotator)
+        .prefetch_related("attempts")
+        .first()
+    )
+    state = q.state if q else State.INVITED.value
+    passed = q.rounds_passed if q else 0
+    rounds, current = [], None
+    for round_ in project.rounds.annotate(n=Count("gold_items")).order_by("position"):
+        attempts = [a for a in q.attempts.all() if a.round_id == round_.pk] if q else []
+        last = attempts[-1] if attempts else None
+        used, allowed_at = (
+            retry_at(q, round_, policy) if q else (0, None if policy.max_attempts < 1 else now)
+        )
+        score = None
+        if last is not None and last.finished_at:
+            score = last.f1 if round_.rule == "f1" else last.accuracy
+        if round_.position <= passed:
+            status = "passed"
+        elif round_.position > passed + 1 or state == State.ELIMINATED:
+            status = "failed" if last is not None and last.passed is False else "locked"
+        elif last is not None and last.finished_at is None:
+            status = "open"
+        elif allowed_at is None:
+            status = "failed"
+        elif allowed_at > now:
+            status = "waiting"
+        else:
+            status = "available"
+        if status in ("open", "available", "waiting") and current is None:
+            current = round_.position
+        rounds.append(
+            RoundStatus(
+                round_.position, round_.title, round_.n, status, used, policy.max_attempts,
+                allowed_at if status == "waiting" else None, score,
+                last.passed if last is not None else None,
+            )
+        )  # fmt: skip
+    return AnnotatorRounds(
+        state=state,
+        rounds=rounds,
+        current=current,
+        show_review=policy.show_gold_after_round,
+        work_state=q.work_state if q else Work.ACTIVE.value,
+    )

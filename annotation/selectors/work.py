@@ -1,0 +1,104 @@
+"""What an annotator's page and API read: their own assignments and progress, nothing else.
+
+These selectors never touch reference labels or other annotators' label sets;
+the annotator-facing views only read through them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count, Exists, OuterRef, Q, Sum
+from django.http import Http404
+from django.utils import timezone
+
+from annotation.models import Assignment, Category, Item, Project
+from core.models import User
+
+State = Assignment.State
+
+
+def annotator_assignment(*, annotator: User, pk: int) -> Assignment:
+    """One of the annotator's own assignments (404 for anyone else's)."""
+    assignment = (
+        Assignment.objects.filter(pk=pk, annotator=annotator)
+        .select_related("item", "project")
+        .first()
+    )
+    if assignment is None:
+        raise Http404("No such assignment.")
+    return assignment
+
+
+def work_categories(project: Project) -> list[Category]:
+    return list(
+        Category.objects.filter(project=project)
+        .only("key", "name", "definition", "example", "shortcut", "position")
+        .order_by("position", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class AnnotatorProgress:
+    done: int
+    skipped: int
+    in_hand: int
+    left_for_you: int
+    active_seconds: float
+    earned: Decimal
+    hourly: Decimal | None
+    target_hourly: Decimal
+    currency: str
+
+    @property
+    def assigned(self) -> int:
+        return self.done + self.in_hand
+
+    @property
+    def percent_done(self) -> int:
+        total = self.done + self.in_hand + self.left_for_you
+        return round(100 * self.done / total) if total else 100
+
+    @property
+    def on_target(self) -> bool | None:
+        return None if self.hourly is None else self.hourly >= self.target_hourly
+
+
+def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgress:
+    """Done / assigned, what is left for them and their estimated pay per active hour."""
+    now = timezone.now()
+    mine = Assignment.objects.filter(project=project, annotator=annotator).aggregate(
+        done=Count("pk", filter=Q(state=State.SUBMITTED)),
+        skipped=Count("pk", filter=Q(state=State.SKIPPED)),
+        in_hand=Count("pk", filter=Q(state=State.LEASED, expires_at__gt=now)),
+        seconds=Sum("active_seconds", filter=Q(state=State.SUBMITTED)),
+    )
+    touched = Assignment.objects.filter(
+        item=OuterRef("pk"), annotator=annotator, state__in=Assignment.FINAL
+    )
+    left = (
+        Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)
+        .filter(~Exists(touched))
+        .filter(gold__isnull=True)  # control items are not part of the count
+        .count()
+    )
+    seconds = float(mine["seconds"] or 0.0)
+    earned = project.pay_per_item * mine["done"]
+    # Under a minute of measured work says nothing about an hourly rate.
+    hourly = (
+        (earned * Decimal(3600) / Decimal(str(seconds))).quantize(Decimal("0.01"))
+        if seconds >= 60
+        else None
+    )
+    return AnnotatorProgress(
+        done=mine["done"],
+        skipped=mine["skipped"],
+        in_hand=mine["in_hand"],
+        left_for_you=left,
+        active_seconds=seconds,
+        earned=earned,
+        hourly=hourly,
+        target_hourly=project.target_hourly_rate,
+        currency=project.currency,
+    )

@@ -1,0 +1,47 @@
+"""Writes for annotation projects: settings, imports, the work queue."""
+
+from annotation.services.imports import ImportRejected, ImportResult, captions_import
+from annotation.services.projects import (
+    InviteError,
+    annotator_sign_up,
+    category_create,
+    category_delete,
+    category_update,
+    project_create,
+    project_for_invite,
+    project_join,
+    project_update,
+)
+from annotation.services.queue import (
+    QueueError,
+    assignment_draft_save,
+    assignment_next,
+    assignment_reassign,
+    assignment_release,
+    assignment_skip,
+    assignment_submit,
+    leases_expire,
+)
+
+__all__ = [
+    "ImportRejected",
+    "ImportResult",
+    "InviteError",
+    "QueueError",
+    "annotator_sign_up",
+    "assignment_draft_save",
+    "assignment_next",
+    "assignment_reassign",
+    "assignment_release",
+    "assignment_skip",
+    "assignment_submit",
+    "captions_import",
+    "category_create",
+    "category_delete",
+    "category_update",
+    "leases_expire",
+    "project_create",
+    "project_for_invite",
+    "project_join",
+    "project_update",
+]

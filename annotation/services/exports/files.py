@@ -1,0 +1,87 @@
+"""One entry point for every export, shared by the page, the API and the command."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+
+from annotation.models import Project
+from annotation.selectors.agreement import counted_label_sets, report_fingerprint
+from annotation.services.exports.chocolate import chocolate_chunks, chocolate_records
+from annotation.services.exports.labels import labels_csv_chunks, labels_jsonl_chunks
+from annotation.services.exports.report import report_document
+from annotation.services.reports import (
+    LABEL_SOURCES,
+    report_compute,
+    report_latest,
+    report_store,
+)
+
+EXPORT_FORMATS = ("chocolate", "labels-csv", "labels-jsonl", "report-json")
+
+
+@dataclass
+class ExportFile:
+    filename: str
+    content_type: str
+    chunks: Iterator[str]
+
+
+def default_label_source(project: Project) -> str:
+    """Annotators' labels once there are any, else the imported reference labels."""
+    if counted_label_sets(project).exists():
+        return "annotators"
+    from annotation.models import ReferenceLabels
+
+    if ReferenceLabels.objects.filter(item__project=project).exists():
+        return "reference"
+    return "annotators"
+
+
+def current_report_data(*, project: Project, labels: str, include_excluded: bool = False) -> dict:
+    """The stored report when it is up to date, else one computed (and stored) now."""
+    snapshot = report_latest(project=project, labels=labels, include_excluded=include_excluded)
+    fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
+    if snapshot is not None and snapshot.fingerprint == fingerprint:
+        return snapshot.data
+    computed = report_compute(project=project, labels=labels, include_excluded=include_excluded)
+    report_store(
+        project=project, computed=computed, labels=labels, include_excluded=include_excluded
+    )
+    return computed.data
+
+
+def project_export(
+    *,
+    project: Project,
+    fmt: str,
+    labels: str | None = None,
+    include_excluded: bool = False,
+    base_url: str = "",
+) -> ExportFile:
+    """The file of ``fmt`` for ``project``; raw label formats take no label source."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValidationError(
+            {"format": [f"Unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}."]}
+        )
+    if labels is not None and labels not in LABEL_SOURCES:
+        raise ValidationError({"labels": ["Choose annotators or reference labels."]})
+    slug = project.slug
+    if fmt == "labels-csv":
+        return ExportFile(f"{slug}-labels.csv", "text/csv", labels_csv_chunks(project=project))
+    if fmt == "labels-jsonl":
+        return ExportFile(
+            f"{slug}-labels.jsonl", "application/x-ndjson", labels_jsonl_chunks(project=project)
+        )
+    labels = labels or default_label_source(project)
+    if fmt == "chocolate":
+        records = chocolate_records(
+            project=project, labels=labels, include_excluded=include_excluded, base_url=base_url
+        )
+        return ExportFile(f"{slug}-{labels}.json", "application/json", chocolate_chunks(records))
+    data = current_report_data(project=project, labels=labels, include_excluded=include_excluded)
+    text = json.dumps(report_document(data), ensure_ascii=False, indent=1) + "\n"
+    return ExportFile(f"{slug}-report-{labels}.json", "application/json", iter([text]))

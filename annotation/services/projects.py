@@ -1,0 +1,243 @@
+"""Writes for annotation projects, their settings, categories and membership."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
+from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
+from core.models import User
+from core.services.audit import audit_record
+from studies.services import unique_slug
+
+
+class InviteError(ValidationError):
+    pass
+
+
+_SHORTCUT_RE = re.compile(r"^[a-z0-9]$")
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+PROJECT_SETTINGS = (
+    "title",
+    "description",
+    "guidelines",
+    "annotators_per_item",
+    "lease_minutes",
+    "split_map",
+    "pay_per_item",
+    "target_hourly_rate",
+    "accepting_annotators",
+)
+
+
+@transaction.atomic
+def project_create(
+    *, owner: User, title: str, description: str = "", slug: str = "", **settings
+) -> Project:
+    """A project with the seed's guidelines and seven error categories, ready for imports."""
+    unknown = set(settings) - set(PROJECT_SETTINGS)
+    if unknown:
+        raise TypeError(f"project_create got unexpected settings {sorted(unknown)}")
+    if "split_map" in settings:
+        settings["split_map"] = _clean_split_map(settings["split_map"])
+    project = Project.objects.create(
+        owner=owner,
+        title=title,
+        description=description,
+        slug=slug or unique_slug(Project, title),
+        **settings,
+    )
+    Category.objects.bulk_create(
+        Category(project=project, position=n, **default._asdict())
+        for n, default in enumerate(DEFAULT_CATEGORIES)
+    )
+    return project
+
+
+def _clean_split_map(value) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ValidationError({"split_map": ["Give the split map as model -> split pairs."]})
+    cleaned = {}
+    for model, split in value.items():
+        if not isinstance(model, str) or not isinstance(split, str):
+            raise ValidationError({"split_map": ["Model names and splits are text."]})
+        model, split = model.strip().lower(), split.strip()
+        if not model or not split:
+            raise ValidationError({"split_map": ["Each model needs a name and a split."]})
+        if len(model) > 60 or len(split) > 20:
+            raise ValidationError(
+                {"split_map": ["Model names are at most 60 characters, splits at most 20."]}
+            )
+        cleaned[model] = split
+    return cleaned
+
+
+@transaction.atomic
+def project_update(*, project: Project, actor: User | None = None, **changes) -> Project:
+    """Change a project's settings; a new split map re-labels every item's split."""
+    unknown = set(changes) - set(PROJECT_SETTINGS)
+    if unknown:
+        raise TypeError(f"project_update got unexpected settings {sorted(unknown)}")
+    errors = {}
+    if "annotators_per_item" in changes:
+        k = changes["annotators_per_item"]
+        if not isinstance(k, int) or not 1 <= k <= 50:
+            errors["annotators_per_item"] = ["Use a whole number from 1 to 50."]
+    if "lease_minutes" in changes:
+        minutes = changes["lease_minutes"]
+        if not isinstance(minutes, int) or not 1 <= minutes <= 24 * 60:
+            errors["lease_minutes"] = ["Use a number of minutes from 1 to 1440."]
+    for money in ("pay_per_item", "target_hourly_rate"):
+        if money in changes and Decimal(changes[money]) < 0:
+            errors[money] = ["Use an amount of zero or more."]
+    if errors:
+        raise ValidationError(errors)
+    remap = False
+    if "split_map" in changes:
+        changes["split_map"] = _clean_split_map(changes["split_map"])
+        remap = changes["split_map"] != project.split_map
+    before = {field: str(getattr(project, field)) for field in changes if field != "guidelines"}
+    for field, value in changes.items():
+        setattr(project, field, value)
+    project.full_clean()
+    project.save(update_fields=list(changes) or None)
+    if remap:
+        _resplit(project)
+    if actor is not None and changes:
+        audit_record(
+            actor=actor,
+            action="annotation.project_update",
+            subject=project.subject,
+            details={"before": before, "fields": sorted(changes)},
+        )
+    return project
+
+
+def _resplit(project: Project) -> None:
+    items = list(Item.objects.filter(project=project).only("pk", "model", "split"))
+    changed = []
+    for item in items:
+        split = split_for(item.model, project.split_map)
+        if split != item.split:
+            item.split = split
+            changed.append(item)
+    Item.objects.bulk_update(changed, ["split"], batch_size=1000)
+
+
+def _check_category(project: Project, *, shortcut: str, key: str, exclude_pk=None) -> dict:
+    errors = {}
+    if not _SHORTCUT_RE.match(shortcut):
+        errors["shortcut"] = ["Use one lowercase letter or digit."]
+    elif shortcut in RESERVED_SHORTCUTS:
+        errors["shortcut"] = [f"“{shortcut}” moves between sentences; choose another key."]
+    others = Category.objects.filter(project=project).exclude(pk=exclude_pk)
+    if "shortcut" not in errors and others.filter(shortcut=shortcut).exists():
+        errors["shortcut"] = [f"Another category already uses the key “{shortcut}”."]
+    if not _KEY_RE.match(key) or len(key) > 40:
+        errors["key"] = ["Use lowercase letters, digits, _ or - (at most 40)."]
+    elif others.filter(key=key).exists():
+        errors["key"] = [f"Another category already has the key “{key}”."]
+    return errors
+
+
+def category_create(
+    *,
+    project: Project,
+    key: str,
+    name: str,
+    definition: str,
+    shortcut: str,
+    example: str = "",
+    is_factual: bool = True,
+) -> Category:
+    shortcut = (shortcut or "").strip().lower()
+    key = (key or "").strip().lower()
+    errors = _check_category(project, shortcut=shortcut, key=key)
+    if not name.strip():
+        errors["name"] = ["Give the category a name."]
+    if not definition.strip():
+        errors["definition"] = ["Annotators need a definition."]
+    if errors:
+        raise ValidationError(errors)
+    last = Category.objects.filter(project=project).order_by("-position").first()
+    return Category.objects.create(
+        project=project,
+        key=key,
+        name=name.strip(),
+        definition=definition.strip(),
+        example=example.strip(),
+        shortcut=shortcut,
+        is_factual=is_factual,
+        position=(last.position + 1) if last else 0,
+    )
+
+
+def category_update(*, category: Category, **changes) -> Category:
+    """Edit a category's wording, key binding or factual flag; its stored key never changes."""
+    allowed = {"name", "definition", "example", "shortcut", "is_factual", "position"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise ValidationError({field: ["This cannot be changed."] for field in sorted(unknown)})
+    if "shortcut" in changes:
+        changes["shortcut"] = (changes["shortcut"] or "").strip().lower()
+        errors = _check_category(
+            category.project,
+            shortcut=changes["shortcut"],
+            key=category.key,
+            exclude_pk=category.pk,
+        )
+        errors.pop("key", None)
+        if errors:
+            raise ValidationError(errors)
+    for field in ("name", "definition"):
+        if field in changes and not str(changes[field]).strip():
+            raise ValidationError({field: ["This cannot be empty."]})
+    for field, value in changes.items():
+        setattr(category, field, value.strip() if isinstance(value, str) else value)
+    category.save(update_fields=list(changes) or None)
+    return category
+
+
+def category_delete(*, category: Category) -> None:
+    project = category.project
+    used = (
+        LabelSet.objects.filter(project=project).exists()
+        or ReferenceLabels.objects.filter(item__project=project).exists()
+        or project.assignments.filter(draft__isnull=False).exists()
+    )
+    if used:
+        raise ValidationError(
+            "Labels already use this project's categories, so none can be removed. "
+            "Rename it or change its definition instead."
+        )
+    category.delete()
+
+
+def project_for_invite(*, code: str) -> Project:
+    project = Project.objects.filter(invite_code=code).first()
+    if project is None:
+        raise InviteError("This invite link is not valid. Ask the researcher for a new one.")
+    if not project.accepting_annotators:
+        raise InviteError("This project is not taking new annotators at the moment.")
+    return project
+
+
+def project_join(*, project: Project, annotator: User) -> ProjectMember:
+    if not annotator.is_annotator:
+        raise InviteError("Only annotator accounts can join a project. Sign in as an annotator.")
+    member, _ = ProjectMember.objects.get_or_create(project=project, annotator=annotator)
+    return member
+
+
+@transaction.atomic
+def annotator_sign_up(*, project: Project, username: str, password: str, email: str = "") -> User:
+    """Create an annotator account and its membership together, or neither."""
+    user = User.objects.create_user(
+        username=username, password=password, email=email, role=User.Role.ANNOTATOR
+    )
+    project_join(project=project, annotator=user)
+    return user

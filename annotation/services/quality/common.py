@@ -1,0 +1,44 @@
+"""Shared pieces of the quality services: the policy row, qualification rows, errors."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from annotation.labels import LabelProblem, clean_labels
+from annotation.models import Item, Project, Qualification, QualityPolicy
+
+
+class QualityError(ValidationError):
+    """A refusal with the HTTP status an API answers with (403, 404, 409, 429)."""
+
+    def __init__(self, message: str, *, status: int = 409, code: str = "conflict"):
+        super().__init__(message, code=code)
+        self.status = status
+
+
+def policy_for(project: Project) -> QualityPolicy:
+    policy, _ = QualityPolicy.objects.get_or_create(project=project)
+    return policy
+
+
+def qualification_for(*, project: Project, annotator) -> Qualification:
+    found = Qualification.objects.filter(project=project, annotator=annotator).first()
+    if found is not None:
+        return found
+    try:
+        with transaction.atomic():
+            return Qualification.objects.create(project=project, annotator=annotator)
+    except IntegrityError:
+        return Qualification.objects.get(project=project, annotator=annotator)
+
+
+def category_keys(project: Project) -> list[str]:
+    return list(project.categories.order_by("position", "pk").values_list("key", flat=True))
+
+
+def clean_for(item: Item, labels, keys) -> list[list[str]]:
+    try:
+        return clean_labels(labels, sentences=len(item.sentences), keys=keys)
+    except LabelProblem as exc:
+        raise ValidationError({"labels": [str(exc)]}) from None

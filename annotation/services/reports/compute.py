@@ -1,0 +1,160 @@
+"""Computing a project's report: agreement, aggregated labels and dataset tables.
+
+The result is plain JSON (numbers, strings, lists, dicts; NaN as null) so it can
+be stored, served over the API and exported as it is.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from annotation.models import Item, Project
+from annotation.selectors.agreement import (
+    annotator_pseudonyms,
+    item_ids,
+    item_records,
+    label_decisions,
+    report_categories,
+    report_fingerprint,
+)
+from annotation.services.reports.aggregate import (
+    LABEL_SOURCES,
+    aggregated_labels,
+    labels_from_votes,
+    votes_frame,
+)
+from annotation.services.reports.agreement import agreement_section
+from annotation.services.reports.tables import dataset_tables
+from core.models import User
+
+REPORT_VERSION = 1
+
+
+@dataclass
+class ComputedReport:
+    data: dict
+    figure_svg: str
+    fingerprint: str
+    started_at: object
+    seconds: float
+
+
+def _quiet(progress: float, message: str = "") -> None:
+    return None
+
+
+def labelled_records(project: Project, labels: dict[int, list[list[str]]]) -> list[dict]:
+    """CHOCOLATE-style records of the items that have labels, in project order."""
+    if not labels:
+        return []
+    records = []
+    for pk, external_id, sentences, model, dataset, split, _image, _url in item_records(project):
+        item_labels = labels.get(pk)
+        if item_labels is None or len(item_labels) != len(sentences):
+            continue
+        records.append(
+            {
+                "_id": external_id,
+                "sentences": sentences,
+                "labels": item_labels,
+                "model": model,
+                "dataset": dataset,
+                "split": split,
+            }
+        )
+    return records
+
+
+def report_compute(
+    *,
+    project: Project,
+    labels: str = "annotators",
+    include_excluded: bool = False,
+    progress: Callable[[float, str], None] = _quiet,
+) -> ComputedReport:
+    """Compute the whole report of ``project`` over the chosen labels."""
+    if labels not in LABEL_SOURCES:
+        raise ValueError(f"unknown label source {labels!r}; use annotators or reference")
+    started_at = timezone.now()
+    clock = time.monotonic()
+    fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
+    categories = report_categories(project)
+    keys = [c.key for c in categories]
+    k = project.annotators_per_item
+    pseudonyms = annotator_pseudonyms(project)
+    notes = []
+    agreement = None
+    summary = {"items": Item.objects.filter(project=project).count()}
+
+    if labels == "annotators":
+        progress(0.05, "Reading labels")
+        decisions = label_decisions(project, categories=keys, include_excluded=include_excluded)
+        if decisions.unknown_keys:
+            notes.append(
+                "Label sets use categories the project no longer has, left out: "
+                + ", ".join(sorted(decisions.unknown_keys))
+            )
+        progress(0.3, "Aggregating by majority vote")
+        votes = votes_frame(decisions, tie=project.tie_rule)
+        progress(0.45, "Computing agreement")
+        agreement = agreement_section(
+            decisions,
+            votes,
+            k=k,
+            categories=categories,
+            pseudonyms=pseudonyms,
+            external_ids=item_ids(project) if len(decisions) else {},
+        )
+        aggregated = labels_from_votes(votes, keys)
+        summary.update(
+            label_sets=decisions.label_sets,
+            annotators=len(set(decisions.rater.tolist())),
+            items_labelled=len(aggregated),
+            items_complete=agreement["items_complete"] if agreement else 0,
+        )
+    else:
+        aggregated = aggregated_labels(project, labels="reference")
+        summary.update(items_labelled=len(aggregated))
+    progress(0.75, "Building the dataset tables")
+    records = labelled_records(project, aggregated)
+    summary["sentences"] = sum(len(r["sentences"]) for r in records)
+    tables, figure = dataset_tables(records, categories)
+    if not records:
+        notes.append(
+            "No item has labels from annotators yet."
+            if labels == "annotators"
+            else "No item has reference labels."
+        )
+    names = {}
+    if labels == "annotators":
+        usernames = dict(User.objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
+        names = {pseudonym: usernames.get(pk, "") for pk, pseudonym in pseudonyms.items()}
+    data = {
+        "version": REPORT_VERSION,
+        "project": project.slug,
+        "title": project.title,
+        "labels": labels,
+        "include_excluded": include_excluded,
+        "tie_rule": project.tie_rule,
+        "k": k,
+        "computed_at": timezone.now().isoformat(),
+        "categories": [{"key": c.key, "name": c.name, "factual": c.factual} for c in categories],
+        "summary": summary,
+        "agreement": agreement,
+        "tables": tables,
+        "notes": notes,
+        # Only for the researcher's page; exports leave it out.
+        "annotator_names": names,
+    }
+    progress(1.0, "Done")
+    return ComputedReport(
+        data=data,
+        figure_svg=figure,
+        fingerprint=fingerprint,
+        started_at=started_at,
+        seconds=time.monotonic() - clock,
+    )

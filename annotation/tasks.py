@@ -1,0 +1,1 @@
+from annotation import jobs_reports  # noqa: F401

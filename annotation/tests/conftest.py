@@ -1,0 +1,79 @@
+"""Fixtures for the annotation tests: a project with items and members."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import Item, ReferenceLabels
+from annotation.services import project_create, project_join
+
+# CI always provides the shared data, so a missing file must fail, never skip.
+CHOCOLATE = (
+    Path(__file__).resolve().parents[2].parent / "shared" / "data" / "chocolate" / "chocolate.json"
+)
+
+
+@pytest.fixture
+def project(researcher):
+    return project_create(owner=researcher, title="Caption errors", annotators_per_item=3)
+
+
+@pytest.fixture
+def make_items():
+    def make(
+        project,
+        n,
+        *,
+        sentences=("Sales rose to 20.4% in 2010.", "They fell later."),
+        reference=None,
+    ):
+        offset = Item.objects.filter(project=project).count()
+        Item.objects.bulk_create(
+            Item(
+                project=project,
+                external_id=f"item-{project.pk}-{offset + i}",
+                sentences=list(sentences),
+                model="gpt4v",
+                dataset="pew",
+                split="LVLM",
+                position=offset + i,
+                image_url=f"https://charts.example.org/{offset + i}.png",
+            )
+            for i in range(n)
+        )
+        items = list(
+            Item.objects.filter(project=project, position__gte=offset).order_by("position")
+        )
+        if reference is not None:
+            ReferenceLabels.objects.bulk_create(
+                ReferenceLabels(item=item, labels=reference) for item in items
+            )
+        return items
+
+    return make
+
+
+@pytest.fixture
+def members(make_user, project):
+    def make(n, target=None):
+        users = []
+        for _ in range(n):
+            user = make_user("annotator")
+            project_join(project=target or project, annotator=user)
+            users.append(user)
+        return users
+
+    return make
+
+
+@pytest.fixture
+def client_for():
+    def make(user):
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return make

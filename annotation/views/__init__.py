@@ -1,0 +1,1 @@
+"""HTML views: annotators' onboarding and work, researchers' project pages."""

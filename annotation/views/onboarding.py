@@ -1,0 +1,72 @@
+from django.contrib import messages
+from django.contrib.auth import login
+from django.shortcuts import redirect, render
+
+from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
+from annotation.models import Project
+from annotation.selectors import annotator_progress
+from annotation.services import (
+    InviteError,
+    annotator_sign_up,
+    project_create,
+    project_for_invite,
+    project_join,
+)
+from core.decorators import annotator_required, researcher_required
+
+
+@annotator_required
+def home(request):
+    projects = list(Project.objects.joined_by(request.user).order_by("title"))
+    cards = [(p, annotator_progress(project=p, annotator=request.user)) for p in projects]
+    return render(request, "annotation/home.html", {"cards": cards, "projects": projects})
+
+
+def join(request, code: str):
+    """The invite link: sign up (or, signed in as an annotator, just join)."""
+    try:
+        project = project_for_invite(code=code)
+    except InviteError as exc:
+        return render(
+            request, "annotation/invite_invalid.html", {"reason": exc.message}, status=404
+        )
+
+    if request.user.is_authenticated:
+        if request.method == "POST":
+            try:
+                project_join(project=project, annotator=request.user)
+            except InviteError as exc:
+                messages.error(request, exc.message)
+                return render(
+                    request, "annotation/join.html", {"project": project, "form": None}, status=403
+                )
+            messages.success(request, f"You joined “{project.title}”.")
+            return redirect("annotation:home")
+        return render(request, "annotation/join.html", {"project": project, "form": None})
+
+    form = AnnotatorSignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = annotator_sign_up(
+            project=project,
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password1"],
+            email=form.cleaned_data.get("email", ""),
+        )
+        login(request, user)
+        messages.success(request, f"Welcome! You joined “{project.title}”.")
+        return redirect("annotation:home")
+    return render(request, "annotation/join.html", {"project": project, "form": form})
+
+
+@researcher_required
+def project_new(request):
+    form = ProjectCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        project = project_create(owner=request.user, **form.cleaned_data)
+        messages.success(
+            request,
+            f"Project “{project.title}” created with the standard guidelines and seven error "
+            "categories. Import captions next.",
+        )
+        return redirect("annotation:project-detail", slug=project.slug)
+    return render(request, "annotation/project_form.html", {"form": form})

@@ -1,0 +1,510 @@
+"""Load benchmark: many simulated participants take a study at once, over HTTP.
+
+Starts gunicorn on 127.0.0.1 against the PostgreSQL database in DATABASE_URL,
+creates a live study (generated chart pairs + two attention checks), then lets
+N simulated participants each start a session through the JSON flow, answer
+every trial (after a think time) and finish. As a custom front end would, each
+fetches the first trial and then gets every next one with the receipt of the
+previous answer: one request per trial. Prints throughput, submit latency
+percentiles and the number of answers stored vs submitted, which must be equal.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom \\
+        .venv/bin/python bench/bench_participants.py --participants 200
+
+Needs PostgreSQL: SQLite serializes every write and is not what this measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--participants", type=int, default=200, help="simulated participants (default 200)"
+    )
+    parser.add_argument(
+        "--pairs", type=int, default=28, help="chart pairs in the study (default 28)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=4, help="gunicorn worker processes (default 4)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=2, help="threads per gunicorn worker (default 2)"
+    )
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        default=2000,
+        help=(
+            "mean pause before each answer, uniform in [0.5x, 1.5x] (default 2000, several times "
+            "faster than people read a chart and answer; 0 = none)"
+        ),
+    )
+    parser.add_argument(
+        "--ramp-s", type=float, default=5.0, help="spread arrivals over this many seconds"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
+    return parser.parse_args(argv)
+
+
+# ----------------------------------------------------------------------------- set-up
+
+
+def setup_django():
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def png(color) -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (160, 100), color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def create_study(pairs: int):
+    """A live study over a fresh chart set; returns (study, answer key per (kind, id))."""
+    from django.core.files.base import ContentFile
+
+    from core.models import User
+    from studies.models import (
+        AnswerType,
+        AttentionCheck,
+        Chart,
+        ChartGroup,
+        ChartSet,
+        ManipulationType,
+        Question,
+        Study,
+        StudyPair,
+    )
+
+    tag = secrets.token_hex(4)
+    owner, _ = User.objects.get_or_create(
+        username="bench-researcher", defaults={"role": "researcher"}
+    )
+    manipulation, _ = ManipulationType.objects.get_or_create(
+        slug="bench-manipulation", defaults={"label": "Bench"}
+    )
+    chart_set = ChartSet.objects.create(title=f"Bench {tag}", slug=f"bench-{tag}", owner=owner)
+    group = ChartGroup.objects.create(
+        chart_set=chart_set, code="G1", chart_type="bar", manipulation=manipulation
+    )
+    kinds = [
+        (
+            AnswerType.MULTIPLE_CHOICE,
+            "Which year was higher? 1. 2018 2. 2019",
+            ["2018", "2019"],
+            "2",
+        ),
+        (AnswerType.FREE_TEXT, "How many million bags in 2019?", [], "1.2"),
+        (AnswerType.RANKING, "Sort from largest to smallest.", ["A", "B", "C"], "A > B > C"),
+    ]
+    images = [png((40, 90, 200)), png((200, 90, 40))]
+    for i in range(pairs):
+        answer_type, text, options, key = kinds[i % 3]
+        question = Question.objects.create(
+            chart_set=chart_set, group=group, code=f"G1_Q{i + 1}", text=text,
+            answer_type=answer_type, options=options, answer_key=key,
+        )  # fmt: skip
+        for version in (1, 2):
+            chart = Chart(
+                question=question, version=version, chart_id=f"G1_Q{i + 1}_{version}",
+                manipulation=manipulation, width=160, height=100,
+            )  # fmt: skip
+            chart.image.save(
+                f"bench-{tag}-{i}-{version}.png", ContentFile(images[version - 1]), save=False
+            )
+            chart.width, chart.height = 160, 100
+            chart.save()
+    study = Study.objects.create(
+        title=f"Bench study {tag}", slug=f"bench-study-{tag}", owner=owner, chart_set=chart_set,
+        status=Study.Status.LIVE, platform="prolific", consent_text="ok", instructions_text="ok",
+        completion_code="BENCH", time_limit_minutes=120,
+    )  # fmt: skip
+    for i, question in enumerate(chart_set.questions.order_by("id")):
+        StudyPair.objects.create(study=study, question=question, position=i)
+    AttentionCheck.objects.create(
+        study=study, kind="instructed", prompt="Select 'Agree'.",
+        answer_type=AnswerType.MULTIPLE_CHOICE, options=["Disagree", "Agree"], answer_key="Agree",
+    )  # fmt: skip
+    AttentionCheck.objects.create(
+        study=study, kind="instructed", prompt="Type ten as a number.",
+        answer_type=AnswerType.FREE_TEXT, answer_key="10",
+    )  # fmt: skip
+    return study
+
+
+def answer(trial: dict):
+    """A plausible (sometimes wrong) answer for a trial as the JSON flow returns it."""
+    kind = trial["answer_type"]
+    if kind == "multiple_choice":
+        return random.randrange(len(trial["options"]))
+    if kind == "ranking":
+        items = [item["text"] for item in trial["items"]]
+        random.shuffle(items)
+        return items
+    return random.choice(["1.2", "10", "1.3", "2"])
+
+
+def delete_study(study):
+    from studies.models import ChartSet, ParticipantSession
+
+    chart_set_id = study.chart_set_id
+    ParticipantSession.objects.filter(study=study).delete()
+    study.delete()
+    ChartSet.objects.filter(pk=chart_set_id).delete()
+
+
+# ----------------------------------------------------------------------------- gunicorn
+
+
+LOG_PATH = ROOT / "var" / "bench-participants-gunicorn.log"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_DEBUG="0",
+        SECRET_KEY=env.get("SECRET_KEY") or secrets.token_urlsafe(40),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        LOG_LEVEL="ERROR",
+    )
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    command = [
+        str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread",
+        "--threads", str(threads), "--keep-alive", "30", "--backlog", "2048",
+        "--log-level", "warning",
+    ]  # fmt: skip
+    # Request logs (the warm-up's deliberate 404s, 4xx warnings) go to a file, not the report.
+    LOG_PATH.parent.mkdir(exist_ok=True)
+    with open(LOG_PATH, "w") as log:
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
+        )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return proc
+        except OSError:
+            pass
+        time.sleep(0.2)
+    stop(proc)
+    raise SystemExit("gunicorn did not answer /healthz within 30 s")
+
+
+def process_group_cpu(pgid: int) -> float:
+    """CPU seconds used so far by the processes of a process group (Linux /proc)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # pgrp
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return total
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+# ----------------------------------------------------------------------------- client
+
+
+class Http:
+    """A tiny keep-alive HTTP/1.1 client: one connection per simulated participant."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, body=None) -> tuple[int, dict]:
+        payload = json.dumps(body).encode() if body is not None else b""
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+        ).encode()
+        for attempt in range(2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            try:
+                self.writer.write(head + payload)
+                await self.writer.drain()
+                status_line = await self.reader.readline()
+                if not status_line:
+                    raise ConnectionResetError
+                status = int(status_line.split()[1])
+                length, close = 0, False
+                while (line := await self.reader.readline()) not in (b"\r\n", b""):
+                    name, _, value = line.decode().partition(":")
+                    if name.lower() == "content-length":
+                        length = int(value)
+                    elif name.lower() == "connection" and value.strip().lower() == "close":
+                        close = True
+                data = await self.reader.readexactly(length) if length else b""
+                if close:
+                    await self.close()
+                return status, (json.loads(data) if data else {})
+            except (ConnectionError, asyncio.IncompleteReadError):
+                await self.close()
+                # Only a request that never reached the server is retried; a
+                # submit is safe to retry anyway thanks to its idempotency key.
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def close(self):
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+async def participant(n: int, port: int, slug: str, think_ms: float, delay: float, stats: dict):
+    await asyncio.sleep(delay)
+    http = Http(port)
+    try:
+        t0 = time.perf_counter()
+        status, state = await http.request(
+            "POST",
+            f"/api/v1/participate/studies/{slug}/sessions/",
+            {"consent": True, "params": {"PROLIFIC_PID": f"bench{n:05d}", "STUDY_ID": "B"}},
+        )
+        stats["start"].append(time.perf_counter() - t0)
+        if status != 201:
+            stats["errors"].append(f"start {status} {state}")
+            return
+        token = state["token"]
+        base = f"/api/v1/participate/sessions/{token}"
+        # The first trial is fetched; every later one comes with the previous answer's receipt.
+        t0 = time.perf_counter()
+        status, trial = await http.request("GET", f"{base}/trial/")
+        stats["trial"].append(time.perf_counter() - t0)
+        if status != 200:
+            stats["errors"].append(f"trial {status} {trial}")
+            return
+        while True:
+            if think_ms:
+                await asyncio.sleep(random.uniform(0.5, 1.5) * think_ms / 1000)
+            body = {
+                "position": trial["position"],
+                "answer": answer(trial),
+                "client_ms": int(think_ms),
+                "idempotency_key": f"{n}-{trial['position']}",
+            }
+            t0 = time.perf_counter()
+            status, result = await http.request("POST", f"{base}/responses/", body)
+            stats["submit"].append(time.perf_counter() - t0)
+            if status == 201:
+                stats["stored_ok"] += 1
+                trial = result["next_trial"]
+                if trial is None:
+                    break
+            elif status == 200 and result.get("duplicate"):
+                stats["duplicates"] += 1
+            else:
+                stats["errors"].append(f"submit {status} {result}")
+                return
+        status, done = await http.request("POST", f"{base}/finish/")
+        if status == 200 and done.get("code") == "BENCH":
+            stats["finished"] += 1
+        else:
+            stats["errors"].append(f"finish {status} {done}")
+    finally:
+        await http.close()
+
+
+async def warm_up(port: int, slug: str, n: int) -> None:
+    """Touch every view in every worker first: each process imports and compiles on its first requests."""
+
+    async def one(_):
+        http = Http(port)
+        try:
+            for _ in range(3):
+                await http.request("GET", f"/api/v1/participate/studies/{slug}/")
+                await http.request("GET", "/api/v1/participate/sessions/warm-up-token/trial/")
+                await http.request(
+                    "POST",
+                    "/api/v1/participate/sessions/warm-up-token/responses/",
+                    {"position": 0, "answer": "1"},
+                )
+        finally:
+            await http.close()
+
+    await asyncio.gather(*(one(i) for i in range(n)))
+
+
+async def run_participants(args, port: int, slug: str) -> tuple[dict, float]:
+    await warm_up(port, slug, 4 * args.workers * args.threads)
+    stats = {
+        "start": [],
+        "trial": [],
+        "submit": [],
+        "errors": [],
+        "stored_ok": 0,
+        "duplicates": 0,
+        "finished": 0,
+    }
+    started = time.perf_counter()
+    await asyncio.gather(
+        *(
+            participant(
+                n, port, slug, args.think_ms, args.ramp_s * n / max(args.participants, 1), stats
+            )
+            for n in range(args.participants)
+        )
+    )
+    return stats, time.perf_counter() - started
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] * 1000
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        print(
+            "bench_participants needs PostgreSQL: set DATABASE_URL=postgres://USER@HOST:5432/DBNAME "
+            "(SQLite serializes every write and is not what this measures).",
+            file=sys.stderr,
+        )
+        return 2
+    # Chart images of the benchmark go to a throw-away folder, never the real media.
+    media = tempfile.TemporaryDirectory(prefix="chartroom-bench-")
+    os.environ["MEDIA_ROOT"] = media.name
+    setup_django()
+    from studies.models import ParticipantSession, Response
+
+    study = create_study(args.pairs)
+    port = free_port()
+    server = start_gunicorn(port, args.workers, args.threads)
+    load_before = os.getloadavg()[0]
+    try:
+        cpu_before = process_group_cpu(server.pid)
+        client_before = time.process_time()
+        stats, wall = asyncio.run(run_participants(args, port, study.slug))
+        server_cpu = process_group_cpu(server.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
+    finally:
+        stop(server)
+
+    stored = Response.objects.filter(session__study=study).count()
+    completed = ParticipantSession.objects.filter(study=study, status="completed").count()
+    submitted = stats["stored_ok"]
+    requests = len(stats["start"]) + len(stats["trial"]) + len(stats["submit"]) + stats["finished"]
+    trials = 2 * args.pairs + 2
+    host = urlsplit(url).hostname
+    print(
+        f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
+    )
+    print(
+        f"server              gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL at {host}"
+    )
+    print(
+        f"think time          {args.think_ms:.0f} ms mean; arrivals over {args.ramp_s:.0f} s; {os.cpu_count()} CPUs"
+    )
+    print(f"wall time           {wall:.1f} s")
+    print(
+        f"throughput          {requests / wall:.0f} requests/s, {len(stats['submit']) / wall:.0f} submits/s"
+    )
+    print(
+        "submit latency      p50 {:.1f} ms  p95 {:.1f} ms  p99 {:.1f} ms  max {:.1f} ms".format(
+            pct(stats["submit"], 50),
+            pct(stats["submit"], 95),
+            pct(stats["submit"], 99),
+            pct(stats["submit"], 100),
+        )
+    )
+    print(
+        "first trial GET     p50 {:.1f} ms  p95 {:.1f} ms".format(
+            pct(stats["trial"], 50), pct(stats["trial"], 95)
+        )
+    )
+    print(
+        "session start       p50 {:.1f} ms  p95 {:.1f} ms".format(
+            pct(stats["start"], 50), pct(stats["start"], 95)
+        )
+    )
+    print(
+        f"machine load        {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
+        "(1-min load average; other processes on the machine skew the figures)"
+    )
+    print(
+        f"CPU                 gunicorn {server_cpu:.1f} s "
+        f"({server_cpu / max(requests, 1) * 1000:.1f} ms/request), this client {client_cpu:.1f} s, "
+        f"over {wall:.0f} s x {os.cpu_count()} CPUs"
+    )
+    print(
+        f"answers             submitted {submitted}, stored {stored}, duplicates {stats['duplicates']}"
+    )
+    print(
+        f"sessions            completed {completed} of {args.participants}, finished {stats['finished']}"
+    )
+    if stats["errors"]:
+        print(f"errors              {len(stats['errors'])}, e.g. {stats['errors'][:3]}")
+    if args.keep:
+        print(f"kept study          {study.slug}")
+    else:
+        delete_study(study)
+    media.cleanup()
+    ok = stored == submitted == args.participants * trials and not stats["errors"]
+    print(f"server log          {LOG_PATH.relative_to(ROOT)}")
+    print("result              " + ("OK: stored == submitted" if ok else "MISMATCH"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

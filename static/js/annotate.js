@@ -1,0 +1,342 @@
+// The caption labelling page: keyboard-first toggles, autosaved drafts, active time, zoom.
+// State lives on the server: every change is saved as a draft, so a reload resumes.
+(() => {
+  "use strict";
+
+  const stateEl = document.getElementById("work-state");
+  if (!stateEl) return;
+  const state = JSON.parse(stateEl.textContent);
+  const root = document.getElementById("work");
+  const rows = Array.from(root.querySelectorAll(".sentence"));
+  const statusEl = document.getElementById("save-status");
+  const errorEl = document.getElementById("work-error");
+  const submitBtn = document.getElementById("submit");
+  const csrf = root.querySelector("[name=csrfmiddlewaretoken]").value;
+  const byShortcut = new Map(state.categories.map((c) => [c.shortcut.toLowerCase(), c.key]));
+
+  let current = 0;
+  let dirty = false;
+  let saving = null;
+  let saveTimer = null;
+  let finished = false;
+
+  // ---- active time: counted only while the tab is visible and the person not idle ----
+  const IDLE_MS = 120000;
+  let activeMs = Math.round((state.activeSeconds || 0) * 1000);
+  let lastTick = performance.now();
+  let lastInput = performance.now();
+  let savedActiveMs = activeMs;
+  const markInput = () => { lastInput = performance.now(); };
+  ["keydown", "pointerdown", "wheel", "touchstart", "scroll"].forEach((type) =>
+    window.addEventListener(type, markInput, { passive: true, capture: true }));
+  function tick(wasVisible = document.visibilityState === "visible") {
+    const now = performance.now();
+    if (wasVisible && now - lastInput < IDLE_MS) {
+      activeMs += Math.min(now - lastTick, 5000);
+    }
+    lastTick = now;
+  }
+  setInterval(() => tick(), 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") {
+      tick(true);  // the time up to hiding counts, nothing after it
+      saveNow({ keepalive: true });
+    } else {
+      lastTick = performance.now();
+      lastInput = performance.now();
+    }
+  });
+  const activeSeconds = () => { tick(); return Math.round(activeMs / 100) / 10; };
+
+  // ---- labels ----
+  function labels() {
+    return rows.map((row) =>
+      Array.from(row.querySelectorAll(".toggle[aria-pressed=true]")).map((b) => b.dataset.key));
+  }
+
+  function toggle(button) {
+    const pressed = button.getAttribute("aria-pressed") === "true";
+    button.setAttribute("aria-pressed", pressed ? "false" : "true");
+    dirty = true;
+    scheduleSave();
+  }
+
+  // ---- current sentence and focus (roving tabindex) ----
+  function setCurrent(index, focusTarget) {
+    index = Math.max(0, Math.min(rows.length - 1, index));
+    const column = focusTarget === "same" ? focusedColumn() : -1;
+    rows.forEach((row, n) => {
+      const on = n === index;
+      row.classList.toggle("current", on);
+      row.tabIndex = on ? 0 : -1;
+      row.querySelectorAll(".toggle").forEach((b) => { b.tabIndex = on ? 0 : -1; });
+    });
+    current = index;
+    const row = rows[index];
+    if (focusTarget === "row" || (focusTarget === "same" && column < 0)) row.focus();
+    else if (column >= 0) row.querySelectorAll(".toggle")[column].focus();
+    row.scrollIntoView({ block: "nearest" });
+  }
+
+  function focusedColumn() {
+    const el = document.activeElement;
+    if (!el || !el.classList.contains("toggle")) return -1;
+    return Array.from(el.parentElement.children).indexOf(el);
+  }
+
+  rows.forEach((row, n) => {
+    row.addEventListener("focusin", () => { if (current !== n) setCurrent(n); });
+    row.querySelectorAll(".toggle").forEach((button) =>
+      button.addEventListener("click", () => toggle(button)));
+  });
+
+  // ---- saving drafts ----
+  function setStatus(text) { statusEl.textContent = text; }
+  function showError(text) {
+    errorEl.hidden = !text;
+    errorEl.textContent = text || "";
+  }
+
+  function scheduleSave() {
+    clearTimeout(saveTimer);
+    setStatus("Saving…");
+    saveTimer = setTimeout(() => saveNow(), 400);
+  }
+
+  async function send(url, method, body, options = {}) {
+    const response = await fetch(url, {
+      method,
+      credentials: "same-origin",
+      keepalive: Boolean(options.keepalive),
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf, Accept: "application/json" },
+      body: JSON.stringify(body),
+    });
+    let data = {};
+    try { data = await response.json(); } catch (e) { data = {}; }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  function problem(result) {
+    const errors = result.data && result.data.errors ? Object.values(result.data.errors).flat() : [];
+    return errors[0] || (result.data && result.data.detail) || `The server answered ${result.status}.`;
+  }
+
+  async function saveNow(options = {}) {
+    clearTimeout(saveTimer);
+    if (finished) return;
+    const seconds = activeSeconds();
+    if (!dirty && Math.abs(activeMs - savedActiveMs) < 1000) return;
+    if (saving && !options.keepalive) { await saving; if (!dirty) return; }
+    const sentLabels = labels();
+    dirty = false;
+    const request = send(state.urls.draft, "PUT", { labels: sentLabels, active_seconds: seconds }, options);
+    saving = request;
+    try {
+      const result = await request;
+      if (result.ok) {
+        savedActiveMs = seconds * 1000;
+        const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+        setStatus(`Draft saved ${at}`);
+        showError("");
+      } else if (result.status === 409 || result.status === 404) {
+        endWith(problem(result));
+      } else {
+        dirty = true;
+        setStatus("Not saved");
+        showError(problem(result));
+      }
+    } catch (e) {
+      dirty = true;
+      setStatus("Offline: not saved yet, retrying");
+      saveTimer = setTimeout(() => saveNow(), 5000);
+    } finally {
+      if (saving === request) saving = null;
+    }
+  }
+  setInterval(() => saveNow(), 30000);
+  window.addEventListener("pagehide", () => saveNow({ keepalive: true }));
+
+  function endWith(message) {
+    finished = true;
+    setStatus("");
+    showError(message);
+    submitBtn.disabled = true;
+    const link = document.createElement("a");
+    link.href = state.urls.next;
+    link.textContent = " Get the next item";
+    errorEl.appendChild(link);
+  }
+
+  async function submit() {
+    if (finished || submitBtn.disabled) return;
+    submitBtn.disabled = true;
+    clearTimeout(saveTimer);
+    if (saving) { try { await saving; } catch (e) { /* the submit carries the labels anyway */ } }
+    setStatus("Submitting…");
+    try {
+      const result = await send(state.urls.submit, "POST", { labels: labels(), active_seconds: activeSeconds() });
+      if (result.status === 201) {
+        finished = true;
+        setStatus("Submitted. Loading the next item…");
+        window.location.assign(state.urls.next);
+        return;
+      }
+      if (result.status === 409 || result.status === 404) { endWith(problem(result)); return; }
+      setStatus("");
+      showError(problem(result));
+    } catch (e) {
+      setStatus("");
+      showError("Could not reach the server. Your draft is kept; try again in a moment.");
+    }
+    submitBtn.disabled = false;
+  }
+  submitBtn.addEventListener("click", submit);
+
+  // ---- zoom ----
+  const frame = document.getElementById("chart-frame");
+  const chart = document.getElementById("chart");
+  const zoomLevel = document.getElementById("zoom-level");
+  let zoom = 1;
+  function setZoom(value, origin) {
+    if (!chart) return;
+    const before = zoom;
+    zoom = Math.max(1, Math.min(4, Math.round(value * 4) / 4));
+    chart.style.width = `${zoom * 100}%`;
+    frame.classList.toggle("zoomed", zoom > 1);
+    zoomLevel.textContent = `${Math.round(zoom * 100)}%`;
+    if (origin && before !== zoom) {
+      frame.scrollLeft = origin.x * (zoom / before) - origin.dx;
+      frame.scrollTop = origin.y * (zoom / before) - origin.dy;
+    }
+  }
+  root.querySelectorAll("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
+    const step = button.dataset.zoom;
+    setZoom(step === "in" ? zoom + 0.5 : step === "out" ? zoom - 0.5 : 1);
+  }));
+  if (chart) {
+    chart.addEventListener("click", (event) => {
+      const rect = frame.getBoundingClientRect();
+      const dx = event.clientX - rect.left;
+      const dy = event.clientY - rect.top;
+      setZoom(zoom > 1 ? 1 : 2, { x: frame.scrollLeft + dx, y: frame.scrollTop + dy, dx, dy });
+    });
+  }
+
+  // ---- definitions on hover and keyboard focus ----
+  const tip = document.getElementById("tip");
+  let keyboardMode = false;
+  window.addEventListener("keydown", () => { keyboardMode = true; }, true);
+  window.addEventListener("pointerdown", () => { keyboardMode = false; }, true);
+  function showTip(button) {
+    const def = document.getElementById(`def-${button.dataset.key}`);
+    if (!def) return;
+    tip.replaceChildren();
+    const name = document.createElement("strong");
+    name.textContent = `${def.dataset.name} error`;
+    const text = document.createElement("span");
+    text.textContent = ` ${def.dataset.definition}`;
+    tip.append(name, text);
+    if (def.dataset.example) {
+      const example = document.createElement("em");
+      example.textContent = `Example: “${def.dataset.example}”`;
+      tip.append(document.createElement("br"), example);
+    }
+    tip.hidden = false;
+    const rect = button.getBoundingClientRect();
+    const width = Math.min(360, window.innerWidth - 16);
+    tip.style.maxWidth = `${width}px`;
+    const left = Math.max(8, Math.min(rect.left, window.innerWidth - width - 8));
+    tip.style.left = `${left + window.scrollX}px`;
+    tip.style.top = `${rect.bottom + window.scrollY + 6}px`;
+  }
+  const hideTip = () => { tip.hidden = true; };
+  root.querySelectorAll(".toggle").forEach((button) => {
+    // Touch screens fire hover on tap; there the guidelines dialog explains the categories.
+    button.addEventListener("pointerenter", (event) => { if (event.pointerType === "mouse") showTip(button); });
+    button.addEventListener("pointerleave", hideTip);
+    button.addEventListener("focus", () => { if (keyboardMode) showTip(button); });
+    button.addEventListener("blur", hideTip);
+  });
+
+  // ---- dialogs ----
+  const guidelines = document.getElementById("guidelines-dialog");
+  const skipDialog = document.getElementById("skip-dialog");
+  function openDialog(dialog, focus) {
+    hideTip();
+    dialog.showModal();
+    if (focus) focus.focus();
+  }
+  document.getElementById("guidelines-open").addEventListener("click", () => openDialog(guidelines));
+  document.getElementById("skip-open").addEventListener("click", () =>
+    openDialog(skipDialog, document.getElementById("skip-reason")));
+  root.querySelectorAll("dialog [data-close]").forEach((button) =>
+    button.addEventListener("click", () => button.closest("dialog").close()));
+  document.getElementById("skip-form").addEventListener("submit", () => { finished = true; });
+
+  // ---- keyboard ----
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (document.querySelector("dialog[open]")) return;  // dialogs keep their own keys
+    const target = event.target;
+    if (target.closest("input, textarea, select, [contenteditable]")) return;
+    const key = event.key;
+    if (key === "Enter") {
+      // Links and other buttons keep their own Enter; toggles and the page submit.
+      if (target.closest("a")) return;
+      if (target.closest("button") && !target.classList.contains("toggle") && target !== submitBtn) return;
+      event.preventDefault();
+      submit();
+    } else if (key === "j" || key === "ArrowDown") {
+      if (target === frame && zoom > 1) return;  // scroll the zoomed chart
+      event.preventDefault();
+      setCurrent(current + 1, "same");
+    } else if (key === "k" || key === "ArrowUp") {
+      if (target === frame && zoom > 1) return;
+      event.preventDefault();
+      setCurrent(current - 1, "same");
+    } else if ((key === "ArrowRight" || key === "ArrowLeft") && target.classList.contains("toggle")) {
+      event.preventDefault();
+      const buttons = Array.from(target.parentElement.children);
+      const next = buttons.indexOf(target) + (key === "ArrowRight" ? 1 : -1);
+      buttons[(next + buttons.length) % buttons.length].focus();
+    } else if (key === "?") {
+      event.preventDefault();
+      openDialog(guidelines);
+    } else if (key === "+" || key === "=") {
+      event.preventDefault();
+      setZoom(zoom + 0.5);
+    } else if (key === "-") {
+      event.preventDefault();
+      setZoom(zoom - 0.5);
+    } else if (key === "0") {
+      event.preventDefault();
+      setZoom(1);
+    } else if (byShortcut.has(key.toLowerCase())) {
+      event.preventDefault();
+      const button = rows[current].querySelector(`.toggle[data-key="${byShortcut.get(key.toLowerCase())}"]`);
+      if (button) {
+        toggle(button);
+        if (!rows[current].contains(document.activeElement)) rows[current].focus();
+      }
+    }
+  });
+
+  // Lease countdown: warn before the item goes back to the pool.
+  const leaseEl = document.getElementById("lease");
+  const expires = new Date(state.expiresAt).getTime();
+  function showLease() {
+    const minutes = Math.floor((expires - Date.now()) / 60000);
+    if (minutes < 0) {
+      leaseEl.textContent = "Lease expired";
+      leaseEl.classList.add("warn");
+    } else {
+      leaseEl.textContent = minutes < 1 ? "Lease ends in under a minute" : `Lease ends in ${minutes} min`;
+      leaseEl.classList.toggle("warn", minutes < 3);
+    }
+  }
+  showLease();
+  setInterval(showLease, 15000);
+
+  setCurrent(0);
+  rows[0].focus({ preventScroll: true });
+})();

@@ -1,0 +1,511 @@
+"""The participant flow as JSON, for custom front ends (jsPsych, a kiosk app).
+
+No user account: ``POST /participate/studies/{slug}/sessions/`` returns a session
+token, and every later call names it in its path. The token is the credential;
+it is 43 random characters and answers 404 when it is unknown. The same rules as
+the HTML pages apply (they call the same services).
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import exceptions, serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.api.errors import error_body
+from studies.models import AnswerType, ParticipantSession, Platform, Study, Trial
+from studies.selectors.study import (
+    session_by_token,
+    study_unavailable_reason,
+    trial_current,
+    trial_display,
+)
+from studies.services import sessions as svc
+
+MAX_BODY_BYTES = 16 * 1024
+Status = ParticipantSession.Status
+
+TAG = ["participate"]
+
+
+class BodyTooLarge(exceptions.APIException):
+    status_code = 413
+    default_detail = f"The request body is too large (the limit is {MAX_BODY_BYTES // 1024} KB)."
+    default_code = "too_large"
+
+
+# ------------------------------------------------------------------ serializers
+
+
+class ParticipantErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    code = serializers.CharField(required=False, help_text="Stable machine-readable reason.")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class SessionStatusField(serializers.CharField):
+    # A plain string in the schema: an enum here would collide with the study's "status" enum.
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", "One of: " + ", ".join(Status.values) + ".")
+        super().__init__(**kwargs)
+
+
+class PublicStudySerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    consent_text = serializers.CharField()
+    keep_answers_on_withdrawal = serializers.BooleanField()
+    instructions_text = serializers.CharField()
+    instructions_video_url = serializers.CharField(allow_null=True)
+    time_limit_minutes = serializers.IntegerField()
+    platform = serializers.ChoiceField(choices=Platform.choices)
+    id_param = serializers.CharField(
+        allow_null=True, help_text="The link parameter carrying the participant's platform id."
+    )
+    accepting = serializers.BooleanField()
+    unavailable_reason = serializers.CharField(allow_null=True)
+
+
+class StartSerializer(serializers.Serializer):
+    consent = serializers.BooleanField(
+        help_text="Must be true: the participant read the consent text and agreed. "
+        "To record a decline, use the decline endpoint."
+    )
+    params = serializers.DictField(
+        child=serializers.CharField(max_length=200, allow_blank=True),
+        required=False,
+        default=dict,
+        help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}.',
+    )
+
+
+class CompletionSerializer(serializers.Serializer):
+    code = serializers.CharField(allow_blank=True)
+    redirect_url = serializers.CharField(allow_blank=True)
+
+
+class SessionStateSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    study = serializers.CharField(source="study.slug")
+    status = SessionStatusField()
+    stage = serializers.SerializerMethodField()
+    is_pilot = serializers.BooleanField()
+    is_preview = serializers.BooleanField()
+    position = serializers.IntegerField(source="current_position")
+    trial_count = serializers.IntegerField()
+    deadline = serializers.DateTimeField()
+    seconds_left = serializers.SerializerMethodField()
+    completion = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["instructions", "trial", "completed", "ended"])
+    )
+    def get_stage(self, session) -> str:
+        if session.status == Status.COMPLETED:
+            return "completed"
+        if session.status != Status.IN_PROGRESS:
+            return "ended"
+        if session.current_position == 0 and session.instructions_done_at is None:
+            return "instructions"
+        return "trial"
+
+    def get_seconds_left(self, session) -> int | None:
+        if session.status != Status.IN_PROGRESS or session.deadline is None:
+            return None
+        return max(0, int((session.deadline - timezone.now()).total_seconds()))
+
+    @extend_schema_field(CompletionSerializer(allow_null=True))
+    def get_completion(self, session):
+        if session.status != Status.COMPLETED:
+            return None
+        completion = svc.completion_for(session)
+        return {"code": completion.code, "redirect_url": completion.redirect_url}
+
+
+class RankItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0-based index of the item in `options`.")
+    text = serializers.CharField()
+
+
+class TrialSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="0-based; send it back with the answer.")
+    number = serializers.IntegerField(help_text="1-based, for showing 'chart 3 of 114'.")
+    trial_count = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Trial.Kind.choices)
+    answer_type = serializers.ChoiceField(choices=AnswerType.choices)
+    prompt = serializers.CharField()
+    options = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Multiple choice: the options (answer with the 0-based index). Ranking: the items.",
+    )
+    items = RankItemSerializer(
+        many=True, help_text="Ranking: the items in the order to list them first."
+    )
+    image_url = serializers.CharField(allow_null=True)
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    alt = serializers.CharField()
+    shown_at = serializers.DateTimeField()
+
+
+class AnswerField(serializers.Field):
+    """A number as text, an option index, or a list of ranking items."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or data is None:
+            raise serializers.ValidationError("Give an answer.")
+        if isinstance(data, int | float | str):
+            return data
+        if isinstance(data, list) and all(isinstance(i, str) for i in data) and len(data) <= 50:
+            return data
+        raise serializers.ValidationError(
+            "Send text, a number, an option index, or a list of item texts."
+        )
+
+    def to_representation(self, value):
+        return value
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "integer"},
+            {"type": "array", "items": {"type": "string"}},
+        ]
+    }
+)
+class DocumentedAnswerField(AnswerField):
+    pass
+
+
+class SubmitSerializer(serializers.Serializer):
+    position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
+    answer = DocumentedAnswerField(
+        help_text=(
+            "Multiple choice: the 0-based option index (or the option's text). Free text: the "
+            'number as typed, e.g. "1.2 million". Ranking: the item texts in order.'
+        )
+    )
+    client_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=24 * 3600 * 1000,
+        required=False,
+        allow_null=True,
+        help_text="Milliseconds from showing the chart to the answer, by the client's clock.",
+    )
+    idempotency_key = serializers.RegexField(
+        r"^[A-Za-z0-9_.:-]{1,64}$",
+        required=False,
+        allow_blank=True,
+        help_text="Any unique string per trial; a retry with the same key returns the stored answer.",
+    )
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    stored = serializers.BooleanField()
+    duplicate = serializers.BooleanField(
+        help_text="True when this repeated an answer already stored."
+    )
+    position = serializers.IntegerField()
+    session = SessionStateSerializer()
+
+
+# ------------------------------------------------------------------ views
+
+
+def trial_payload(request, session, trial) -> dict:
+    shown = trial_display(trial)
+    return {
+        "position": trial.position,
+        "number": trial.position + 1,
+        "trial_count": session.trial_count,
+        "kind": trial.kind,
+        "answer_type": shown.answer_type,
+        "prompt": shown.prompt,
+        "options": shown.options,
+        "items": [{"index": i, "text": text} for i, text in shown.items],
+        "image_url": request.build_absolute_uri(shown.image.url) if shown.image else None,
+        "width": shown.width,
+        "height": shown.height,
+        "alt": shown.alt,
+        "shown_at": trial.shown_at,
+    }
+
+
+def _session_error(exc: svc.SessionError) -> Response:
+    body = error_body(exc.message)
+    body["code"] = exc.code
+    body.update({k: v for k, v in exc.extra.items() if k in ("current", "status", "reason")})
+    return Response(body, status=exc.status)
+
+
+ERRORS = {
+    400: OpenApiResponse(
+        ParticipantErrorSerializer, description="Invalid input or an unreadable answer."
+    ),
+    404: OpenApiResponse(ParticipantErrorSerializer, description="Unknown study or session token."),
+    409: OpenApiResponse(
+        ParticipantErrorSerializer, description="Not the current trial / already answered."
+    ),
+    410: OpenApiResponse(
+        ParticipantErrorSerializer, description="The session has ended (timed out, withdrawn)."
+    ),
+    413: OpenApiResponse(ParticipantErrorSerializer, description="Request body too large."),
+}
+
+
+class ParticipantAPIView(APIView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    parser_classes = [JSONParser]
+
+    def initial(self, request, *args, **kwargs):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY_BYTES:
+            raise BodyTooLarge()
+        super().initial(request, *args, **kwargs)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, svc.SessionError):
+            return _session_error(exc)
+        if isinstance(exc, ParticipantSession.DoesNotExist):
+            exc = exceptions.NotFound()
+        return super().handle_exception(exc)
+
+    def get_session(self, token: str) -> ParticipantSession:
+        session = session_by_token(token) if len(token) <= 64 else None
+        if session is None or session.status == Status.DECLINED:
+            raise Http404
+        if session.is_overdue():
+            svc.session_expire(session=session)
+        return session
+
+
+def _study(slug: str) -> Study:
+    study = Study.objects.filter(slug=slug).first()
+    if study is None:
+        raise Http404
+    return study
+
+
+class StudyPublicView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="What a participant reads before starting (consent, instructions)",
+        responses={200: PublicStudySerializer, 404: ERRORS[404]},
+    )
+    def get(self, request, slug: str):
+        study = _study(slug)
+        reason = study_unavailable_reason(study)
+        video = study.instructions_video
+        data = {
+            "slug": study.slug,
+            "title": study.title,
+            "description": study.description,
+            "consent_text": study.consent_text,
+            "keep_answers_on_withdrawal": study.keep_answers_on_withdrawal,
+            "instructions_text": study.instructions_text,
+            "instructions_video_url": request.build_absolute_uri(video.url) if video else None,
+            "time_limit_minutes": study.time_limit_minutes,
+            "platform": study.platform,
+            "id_param": Platform(study.platform).id_param,
+            "accepting": reason is None,
+            "unavailable_reason": reason.code if reason else None,
+        }
+        return Response(PublicStudySerializer(data).data)
+
+
+class SessionStartView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Start a session after consent, or resume the one this platform id has",
+        description=(
+            "201 with a new session, 200 when the platform id already has one (resumed). 400 with "
+            "code `link_problem` when the platform id is missing or malformed; 409 with code "
+            "`study_unavailable` when the study is not open, paused, closed or full."
+        ),
+        request=StartSerializer,
+        responses={
+            201: SessionStateSerializer,
+            200: SessionStateSerializer,
+            400: ERRORS[400],
+            404: ERRORS[404],
+            409: ERRORS[409],
+            413: ERRORS[413],
+        },
+    )
+    def post(self, request, slug: str):
+        study = _study(slug)
+        serializer = StartSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        if not serializer.validated_data["consent"]:
+            raise exceptions.ValidationError(
+                {"consent": ["Consent is needed to start; use the decline endpoint to decline."]}
+            )
+        identity = svc.identity_from_params(study.platform, serializer.validated_data["params"])
+        result = svc.session_start(
+            study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
+        )
+        return Response(
+            SessionStateSerializer(result.session).data,
+            status=status.HTTP_200_OK if result.resumed else status.HTTP_201_CREATED,
+        )
+
+
+class DeclinedSerializer(serializers.Serializer):
+    status = SessionStatusField()
+    detail = serializers.CharField()
+
+
+class SessionDeclineView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Record that someone declined consent (nothing else is stored)",
+        request=None,
+        responses={200: DeclinedSerializer, 404: ERRORS[404]},
+    )
+    def post(self, request, slug: str):
+        svc.session_decline(study=_study(slug))
+        return Response(
+            {"status": Status.DECLINED, "detail": "Declined. Nothing else was recorded."}
+        )
+
+
+class SessionStateView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Where a session stands (stage, progress, time left, completion code)",
+        responses={200: SessionStateSerializer, 404: ERRORS[404]},
+    )
+    def get(self, request, token: str):
+        return Response(SessionStateSerializer(self.get_session(token)).data)
+
+
+class SessionBeginView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Mark the instructions as read",
+        request=None,
+        responses={200: SessionStateSerializer, 404: ERRORS[404], 410: ERRORS[410]},
+    )
+    def post(self, request, token: str):
+        session = self.get_session(token)
+        if session.status != Status.IN_PROGRESS:
+            raise svc.SessionEnded(svc.ended_message(session), status=session.status)
+        svc.session_begin(session=session)
+        return Response(SessionStateSerializer(session).data)
+
+
+class CurrentTrialView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="The current trial (its chart, question and answer options)",
+        description="The first request for a trial starts its server-side clock.",
+        responses={200: TrialSerializer, 404: ERRORS[404], 409: ERRORS[409], 410: ERRORS[410]},
+    )
+    def get(self, request, token: str):
+        session = self.get_session(token)
+        if session.status == Status.COMPLETED:
+            raise svc.NotFinished(
+                "Every trial is answered; finish the session.", status="completed"
+            )
+        if session.status != Status.IN_PROGRESS:
+            raise svc.SessionEnded(svc.ended_message(session), status=session.status)
+        trial = trial_current(session)
+        svc.trial_mark_shown(trial=trial)
+        return Response(trial_payload(request, session, trial))
+
+
+class ResponseSubmitView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Answer the current trial",
+        description=(
+            "Stores the answer once. Repeating a stored answer (same `idempotency_key`, or the "
+            "same answer without a key) returns 200 with `duplicate: true`. An unreadable number "
+            "is a 400 with code `answer_invalid` and a message for the participant; the trial "
+            "stays open. Answering any trial other than the current one is a 409."
+        ),
+        request=SubmitSerializer,
+        responses={
+            201: SubmitResultSerializer,
+            200: SubmitResultSerializer,
+            **ERRORS,
+        },
+    )
+    def post(self, request, token: str):
+        if len(token) > 64:
+            raise Http404
+        serializer = SubmitSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        # The service reads (and locks) the session itself: one query fewer per answer.
+        result = svc.response_record(
+            token=token,
+            position=data["position"],
+            answer=data["answer"],
+            client_ms=data.get("client_ms"),
+            idempotency_key=data.get("idempotency_key") or "",
+            with_next=True,
+        )
+        next_trial = result.next_trial
+        body = {
+            "stored": True,
+            "duplicate": result.duplicate,
+            "position": result.response.position,
+            "session": SessionStateSerializer(result.session).data,
+            "next_trial": trial_payload(request, result.session, next_trial)
+            if next_trial
+            else None,
+        }
+        return Response(
+            body, status=status.HTTP_200_OK if result.duplicate else status.HTTP_201_CREATED
+        )
+
+
+class SessionFinishView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Finish: the completion code and where to send the participant",
+        request=None,
+        responses={200: CompletionSerializer, 404: ERRORS[404], 409: ERRORS[409], 410: ERRORS[410]},
+    )
+    def post(self, request, token: str):
+        completion = svc.session_finish(session=self.get_session(token))
+        return Response({"code": completion.code, "redirect_url": completion.redirect_url})
+
+
+class SessionWithdrawView(ParticipantAPIView):
+    @extend_schema(
+        tags=TAG,
+        summary="Withdraw (answers are deleted unless the consent says they are kept)",
+        request=None,
+        responses={200: SessionStateSerializer, 404: ERRORS[404]},
+    )
+    def post(self, request, token: str):
+        self.get_session(token)
+        return Response(SessionStateSerializer(svc.session_withdraw(token=token)).data)
+
+
+__all__ = [
+    "CurrentTrialView",
+    "ResponseSubmitView",
+    "SessionBeginView",
+    "SessionFinishView",
+    "SessionStartView",
+    "SessionStateView",
+    "SessionWithdrawView",
+    "SessionDeclineView",
+    "StudyPublicView",
+]

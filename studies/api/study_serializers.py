@@ -1,0 +1,220 @@
+"""Shapes of the study set-up and monitoring endpoints. Rules live in the services."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from studies.models import AnswerType, AttentionCheck, ParticipantSession, Question, Study
+from studies.services.sessions.platform import LINK_SUFFIX
+from studies.services.study import SETTINGS_FIELDS, allowed_transitions
+
+
+class StudySerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+    chart_set = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    pair_count = serializers.SerializerMethodField()
+    attention_check_count = serializers.SerializerMethodField()
+    instructions_video_url = serializers.SerializerMethodField()
+    participant_link = serializers.SerializerMethodField()
+    allowed_status_changes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Study
+        fields = [
+            "id", "title", "slug", "description", "status", "owner", "created_at", "updated_at",
+            "chart_set", "pair_count", "attention_check_count", "consent_text",
+            "keep_answers_on_withdrawal", "instructions_text", "instructions_video_url",
+            "debrief_text", "target_participants", "time_limit_minutes", "platform",
+            "completion_code", "completion_url", "max_attention_failures",
+            "min_seconds_per_trial", "exclude_incomplete", "seed", "min_gap", "participant_link",
+            "allowed_status_changes",
+        ]  # fmt: skip
+        read_only_fields = ["id", "slug", "status", "owner", "created_at", "updated_at"]
+        extra_kwargs = {"seed": {"required": False}, "title": {"allow_blank": False}}
+
+    def get_pair_count(self, study) -> int:
+        n = getattr(study, "n_pairs", None)
+        return study.study_pairs.count() if n is None else n
+
+    def get_attention_check_count(self, study) -> int:
+        n = getattr(study, "n_checks", None)
+        return study.attention_checks.count() if n is None else n
+
+    def get_instructions_video_url(self, study) -> str | None:
+        if not study.instructions_video:
+            return None
+        request = self.context.get("request")
+        url = study.instructions_video.url
+        return request.build_absolute_uri(url) if request else url
+
+    def get_participant_link(self, study) -> str:
+        """The link to give the recruitment platform, with its id placeholders."""
+        request = self.context.get("request")
+        url = reverse("participate:welcome", args=[study.slug])
+        url = request.build_absolute_uri(url) if request else url
+        return url + LINK_SUFFIX.get(study.platform, "")
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_allowed_status_changes(self, study):
+        return list(allowed_transitions(study))
+
+    def settings_data(self) -> dict:
+        return {k: v for k, v in self.validated_data.items() if k in SETTINGS_FIELDS}
+
+
+class StudyStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Study.Status.choices)
+
+
+class StudyPairSerializer(serializers.ModelSerializer):
+    group = serializers.CharField(source="group.code")
+    chart_type = serializers.CharField(source="group.chart_type")
+    manipulation = serializers.CharField(source="group.manipulation.slug")
+
+    class Meta:
+        model = Question
+        fields = ["id", "code", "group", "chart_type", "manipulation", "answer_type", "text"]
+        read_only_fields = fields
+
+
+class PairsSetSerializer(serializers.Serializer):
+    chart_set = serializers.SlugField(help_text="The chart set's slug.")
+    questions = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=5000,
+        help_text="Question (pair) ids of that set. Leave out together with all=true.",
+    )
+    all = serializers.BooleanField(default=False, help_text="Use every complete pair of the set.")
+
+    def validate(self, attrs):
+        if not attrs.get("all") and not attrs.get("questions"):
+            raise serializers.ValidationError({"questions": ["Choose pairs, or send all=true."]})
+        return attrs
+
+
+class AttentionCheckSerializer(serializers.ModelSerializer):
+    image_url = serializers.SerializerMethodField()
+    image = serializers.ImageField(write_only=True, required=False)
+    options = serializers.ListField(
+        child=serializers.CharField(max_length=300), required=False, max_length=20
+    )
+    answer_type = serializers.ChoiceField(
+        choices=AnswerType.choices, default=AnswerType.MULTIPLE_CHOICE
+    )
+
+    class Meta:
+        model = AttentionCheck
+        fields = [
+            "id", "kind", "prompt", "answer_type", "options", "answer_key", "tolerance",
+            "position", "image", "image_url", "created_at",
+        ]  # fmt: skip
+        read_only_fields = ["id", "created_at"]
+
+    def get_image_url(self, check) -> str | None:
+        if not check.image:
+            return None
+        request = self.context.get("request")
+        return request.build_absolute_uri(check.image.url) if request else check.image.url
+
+
+class CountsSerializer(serializers.Serializer):
+    started = serializers.IntegerField()
+    in_progress = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    timed_out = serializers.IntegerField()
+    withdrawn = serializers.IntegerField()
+    declined = serializers.IntegerField()
+    excluded = serializers.IntegerField(
+        help_text="Finished sessions the exclusion rules would exclude."
+    )
+    included = serializers.IntegerField()
+
+
+class BalanceSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    manipulated_first = serializers.IntegerField()
+    non_manipulated_first = serializers.IntegerField()
+    difference = serializers.IntegerField()
+
+
+class MonitorSerializer(serializers.Serializer):
+    counts = CountsSerializer()
+    pilot_sessions = serializers.IntegerField()
+    preview_sessions = serializers.IntegerField()
+    balance = BalanceSerializer(many=True)
+    max_imbalance = serializers.IntegerField()
+    median_duration_s = serializers.FloatField(allow_null=True)
+    attention_answered = serializers.IntegerField()
+    attention_failed = serializers.IntegerField()
+    attention_failure_rate = serializers.FloatField(allow_null=True)
+    participants_failing_attention = serializers.IntegerField()
+
+
+class SessionStatusField(serializers.CharField):
+    # A plain string in the schema: an enum here would collide with the study's "status" enum.
+    def __init__(self, **kwargs):
+        kwargs.setdefault(
+            "help_text", "One of: " + ", ".join(ParticipantSession.Status.values) + "."
+        )
+        super().__init__(**kwargs)
+
+
+class SessionSerializer(serializers.ModelSerializer):
+    answered = serializers.IntegerField(source="current_position")
+    status = SessionStatusField(read_only=True)
+
+    class Meta:
+        model = ParticipantSession
+        fields = [
+            "id", "number", "status", "is_pilot", "is_preview", "platform", "external_id",
+            "platform_params", "order_seed", "trial_count", "answered", "attention_failures",
+            "answers_deleted", "created_at", "consented_at", "deadline", "completed_at", "ended_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class ResponseSerializer(serializers.Serializer):
+    raw_answer = serializers.CharField()
+    value = serializers.JSONField()
+    correct = serializers.BooleanField(allow_null=True)
+    shown_at = serializers.DateTimeField(allow_null=True)
+    answered_at = serializers.DateTimeField()
+    server_ms = serializers.IntegerField(allow_null=True)
+    client_ms = serializers.IntegerField(allow_null=True)
+
+
+class TrialRowSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    kind = serializers.CharField()
+    chart = serializers.CharField(source="chart.chart_id", allow_null=True, default=None)
+    version = serializers.IntegerField(source="chart.version", allow_null=True, default=None)
+    question = serializers.CharField(source="question.code", allow_null=True, default=None)
+    attention_check = serializers.IntegerField(source="attention_check_id", allow_null=True)
+    shown_at = serializers.DateTimeField(allow_null=True)
+    response = serializers.SerializerMethodField()
+
+    @extend_schema_field(ResponseSerializer(allow_null=True))
+    def get_response(self, trial):
+        response = getattr(trial, "response", None)
+        return ResponseSerializer(response).data if response is not None else None
+
+
+class SessionDetailSerializer(SessionSerializer):
+    order = serializers.JSONField()
+    trials = serializers.SerializerMethodField()
+
+    class Meta(SessionSerializer.Meta):
+        fields = SessionSerializer.Meta.fields + ["order", "trials"]
+        read_only_fields = fields
+
+    @extend_schema_field(TrialRowSerializer(many=True))
+    def get_trials(self, session):
+        return TrialRowSerializer(self.context["trials"], many=True).data
+
+
+class StudyPreviewSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    url = serializers.CharField(help_text="Open this to take the study as a participant would.")

@@ -1,0 +1,69 @@
+"""Study results: exclusion overrides, the computed results snapshot and the export salt."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from studies.models.sessions import ParticipantSession
+from studies.models.study import Study
+
+__all__ = ["ExclusionOverride", "StudyResults"]
+
+
+def new_salt() -> str:
+    return secrets.token_hex(16)
+
+
+class ExclusionOverride(models.Model):
+    """A researcher's decision to include or exclude one participant against the rules."""
+
+    class Decision(models.TextChoices):
+        INCLUDE = "include", "Include"
+        EXCLUDE = "exclude", "Exclude"
+
+    session = models.OneToOneField(
+        ParticipantSession, on_delete=models.CASCADE, related_name="exclusion_override"
+    )
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    reason = models.TextField()
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["session_id"]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}: {self.decision}"
+
+
+class StudyResults(models.Model):
+    """The last computed results of a study, and what the recompute machinery needs."""
+
+    study = models.OneToOneField(Study, on_delete=models.CASCADE, related_name="results")
+    data = models.JSONField(default=dict, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    # Responses in the study when the snapshot was computed: the page compares it
+    # with the count now to say the numbers are out of date.
+    response_count = models.PositiveIntegerField(default=0)
+    job = models.ForeignKey(
+        "core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The queued recompute, so new responses schedule at most one per study.
+    pending_job = models.ForeignKey(
+        "core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Pseudonymous participant ids in exports are a hash salted per study, so they
+    # cannot be matched across studies or recomputed from a platform id alone.
+    salt = models.CharField(max_length=64, default=new_salt)
+
+    class Meta:
+        verbose_name_plural = "study results"
+
+    def __str__(self) -> str:
+        return f"results of {self.study_id}"

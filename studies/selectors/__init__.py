@@ -1,0 +1,1 @@
+"""Reads of the studies app, by area."""

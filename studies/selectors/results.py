@@ -1,0 +1,268 @@
+"""Reads for the study results: sessions with their exclusion facts, and the frames analysis consumes.
+
+Everything here is a handful of queries whatever the study's size: values_list
+rows streamed with iterator(), or aggregation done by the database.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import pandas as pd
+from django.db import connection
+from django.db.models import Count, Q
+
+from studies.models import (
+    Chart,
+    ExclusionOverride,
+    ParticipantSession,
+    Question,
+    Response,
+    Study,
+    Trial,
+)
+
+CHUNK = 5000
+
+
+@dataclass
+class SessionFacts:
+    """What the exclusion rules look at for one session."""
+
+    id: int
+    number: int | None
+    status: str
+    is_pilot: bool
+    is_preview: bool
+    external_id: str
+    attention_failures: int
+    answered: int
+    trial_count: int
+    created_at: object
+    completed_at: object
+    median_chart_seconds: float | None = None
+    override: str | None = None
+    override_reason: str = ""
+
+
+def session_facts(study: Study) -> list[SessionFacts]:
+    """Every session of the study (declined ones too) with its median time per chart."""
+    rows = ParticipantSession.objects.filter(study=study).order_by("number", "id")
+    facts = [
+        SessionFacts(*values)
+        for values in rows.values_list(
+            "id",
+            "number",
+            "status",
+            "is_pilot",
+            "is_preview",
+            "external_id",
+            "attention_failures",
+            "current_position",
+            "trial_count",
+            "created_at",
+            "completed_at",
+        ).iterator(chunk_size=CHUNK)
+    ]
+    if study.min_seconds_per_trial > 0:
+        medians = median_chart_seconds(study)
+        for fact in facts:
+            fact.median_chart_seconds = medians.get(fact.id)
+    overrides = ExclusionOverride.objects.filter(session__study=study).values_list(
+        "session_id", "decision", "reason"
+    )
+    by_session = {sid: (decision, reason) for sid, decision, reason in overrides}
+    for fact in facts:
+        if fact.id in by_session:
+            fact.override, fact.override_reason = by_session[fact.id]
+    return facts
+
+
+def median_chart_seconds(study: Study) -> dict[int, float]:
+    """session id -> median server-side seconds per chart answered.
+
+    PostgreSQL computes the medians itself (one row per session comes back);
+    elsewhere the times are streamed and the medians taken here.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT r.session_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.server_ms) "
+                "FROM studies_response r JOIN studies_participantsession s ON s.id = r.session_id "
+                "WHERE s.study_id = %s AND r.chart_id IS NOT NULL AND r.server_ms IS NOT NULL "
+                "GROUP BY r.session_id",
+                [study.pk],
+            )
+            return {sid: float(ms) / 1000 for sid, ms in cursor.fetchall()}
+    times: dict[int, list[float]] = defaultdict(list)
+    query = Response.objects.filter(
+        session__study=study, chart__isnull=False, server_ms__isnull=False
+    ).values_list("session_id", "server_ms")
+    for session_id, ms in query.iterator(chunk_size=CHUNK):
+        times[session_id].append(ms / 1000)
+    return {sid: statistics.median(values) for sid, values in times.items()}
+
+
+def chart_catalogue(study: Study) -> pd.DataFrame:
+    """The study's charts: chart_id, group, question, version, chart type, manipulation, ..."""
+    rows = (
+        Chart.objects.filter(question__study_pairs__study=study)
+        .order_by("chart_id")
+        .values_list(
+            "id",
+            "chart_id",
+            "question__group__code",
+            "question__code",
+            "version",
+            "question__group__chart_type",
+            "question__answer_type",
+            "manipulation__slug",
+            "manipulation__label",
+            "question__group__manipulation__label",
+            "question__text",
+            "question__answer_key",
+        )
+    )
+    columns = [
+        "pk",
+        "chart_id",
+        "group",
+        "question",
+        "version",
+        "chart_type",
+        "answer_type",
+        "manipulation",
+        "manipulation_label",
+        "group_manipulation",
+        "fact_question",
+        "answer_key",
+    ]
+    return pd.DataFrame(list(rows), columns=columns)
+
+
+def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame:
+    """One row per included participant x chart trial: participant, chart_id (pk), correct.
+
+    A trial without a response is unanswered (correct missing), which HMI counts
+    as not correct. One query, streamed.
+    """
+    ids = list(session_ids)
+    participant, chart, correct = [], [], []
+    if ids:
+        query = (
+            Trial.objects.filter(session_id__in=ids, kind=Trial.Kind.CHART)
+            .order_by()
+            .values_list("session_id", "chart_id", "response__correct")
+        )
+        for sid, cid, ok in query.iterator(chunk_size=CHUNK):
+            participant.append(sid)
+            chart.append(cid)
+            correct.append(ok)
+    return pd.DataFrame(
+        {
+            "participant": pd.array(participant, dtype="Int64"),
+            "chart_pk": pd.array(chart, dtype="Int64"),
+            "correct": pd.array(correct, dtype="boolean"),
+        }
+    )
+
+
+def chart_error_counts(study: Study, session_ids: Iterable[int]) -> dict[int, tuple[int, int, int]]:
+    """chart pk -> (n, n_wrong, n_unanswered) aggregated by the database in one query."""
+    ids = list(session_ids)
+    if not ids:
+        return {}
+    rows = (
+        Trial.objects.filter(session_id__in=ids, kind=Trial.Kind.CHART)
+        .order_by()
+        .values("chart_id")
+        .annotate(
+            n=Count("id"),
+            n_right=Count("id", filter=Q(response__correct=True)),
+            n_unanswered=Count("id", filter=Q(response__isnull=True)),
+        )
+        .values_list("chart_id", "n", "n_right", "n_unanswered")
+    )
+    return {cid: (n, n - right, blank) for cid, n, right, blank in rows}
+
+
+def answer_distribution(
+    study: Study, session_ids: Iterable[int], *, top: int = 8
+) -> dict[int, list[dict]]:
+    """chart pk -> the most frequent answers of included participants, with counts."""
+    ids = list(session_ids)
+    if not ids:
+        return {}
+    rows = (
+        Response.objects.filter(session_id__in=ids, chart__isnull=False)
+        .order_by()
+        .values("chart_id", "raw_answer", "correct")
+        .annotate(n=Count("id"))
+        .values_list("chart_id", "raw_answer", "correct", "n")
+    )
+    out: dict[int, list[dict]] = defaultdict(list)
+    for cid, raw, ok, n in rows:
+        out[cid].append({"answer": raw, "correct": ok, "n": n})
+    for items in out.values():
+        items.sort(key=lambda item: (-item["n"], item["answer"]))
+        rest = items[top:]
+        del items[top:]
+        if rest:
+            items.append(
+                {"answer": "(other answers)", "correct": None, "n": sum(i["n"] for i in rest)}
+            )
+    return dict(out)
+
+
+def study_response_count(study: Study) -> int:
+    return Response.objects.filter(session__study=study).count()
+
+
+def question_options(study: Study) -> dict[int, list]:
+    return dict(Question.objects.filter(study_pairs__study=study).values_list("id", "options"))
+
+
+def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
+    """Every chart and attention-check response of the study, in session and position order.
+
+    (session_id, position, kind, chart code, attention check id, raw answer, value,
+    correct, shown_at, answered_at, server_ms, client_ms), streamed from one query.
+    """
+    query = (
+        Response.objects.filter(session__study=study)
+        .order_by("session_id", "position")
+        .values_list(
+            "session_id",
+            "position",
+            "trial__kind",
+            "chart__chart_id",
+            "attention_check_id",
+            "raw_answer",
+            "value",
+            "correct",
+            "shown_at",
+            "answered_at",
+            "server_ms",
+            "client_ms",
+        )
+    )
+    yield from query.iterator(chunk_size=chunk_size)
+
+
+# ------------------------------------------------------------------ the results page
+
+
+def study_results_state(study: Study):
+    """(snapshot or None, latest compute job or None, responses now, recent export jobs)."""
+    from core.models import Job
+    from studies.models import StudyResults
+
+    subject = f"studies.study:{study.pk}"
+    snapshot = StudyResults.objects.filter(study=study).select_related("job", "pending_job").first()
+    jobs = Job.objects.filter(subject=subject)
+    compute = jobs.filter(kind="studies.results_compute").order_by("-created_at").first()
+    exports = list(jobs.filter(kind="studies.results_export").order_by("-created_at")[:8])
+    return snapshot, compute, study_response_count(study), exports

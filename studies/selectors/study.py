@@ -1,0 +1,506 @@
+"""Reads about studies: set-up readiness, availability, participant lookups and monitoring."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from core.models import User
+from studies import answers
+from studies.models import (
+    AnswerType,
+    AttentionCheck,
+    Chart,
+    ParticipantSession,
+    Platform,
+    Question,
+    Response,
+    Study,
+    Trial,
+)
+from studies.ordering import max_gap
+
+Status = ParticipantSession.Status
+FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN)
+
+
+# ------------------------------------------------------------------ researcher lookups
+
+
+def studies_for_user(*, user: User) -> QuerySet[Study]:
+    return (
+        Study.objects.visible_to(user)
+        .select_related("owner", "chart_set")
+        .annotate(pair_count=Count("study_pairs", distinct=True))
+        .order_by("-created_at", "-id")
+    )
+
+
+def study_get(*, user: User, slug: str) -> Study:
+    study = (
+        Study.objects.visible_to(user)
+        .select_related("owner", "chart_set")
+        .filter(slug=slug)
+        .first()
+    )
+    if study is None:
+        raise Http404("No such study.")
+    return study
+
+
+def study_pair_questions(study: Study) -> QuerySet[Question]:
+    return (
+        Question.objects.filter(study_pairs__study=study)
+        .select_related("group", "group__manipulation")
+        .order_by("study_pairs__position", "study_pairs__id")
+    )
+
+
+def chart_set_pairs(chart_set) -> QuerySet[Question]:
+    """Questions of a chart set with their charts, for choosing a study's pairs."""
+    return (
+        Question.objects.filter(chart_set=chart_set)
+        .select_related("group", "group__manipulation")
+        .prefetch_related("charts")
+        .order_by("group__code", "code")
+    )
+
+
+def study_has_live_sessions(study: Study) -> bool:
+    return ParticipantSession.objects.counted().filter(study=study).exists()
+
+
+def study_design_locked(study: Study) -> bool:
+    """The pairs, checks, seed and gap are fixed once real participants have started."""
+    return study_has_live_sessions(study)
+
+
+def study_readiness(study: Study) -> list[str]:
+    """What stops the study from running (empty when it can go to pilot or live)."""
+    problems = []
+    pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
+    if not pair_ids:
+        problems.append("Choose at least one chart pair.")
+    else:
+        versions = defaultdict(set)
+        for question_id, version in Chart.objects.filter(question_id__in=pair_ids).values_list(
+            "question_id", "version"
+        ):
+            versions[question_id].add(version)
+        questions = Question.objects.filter(id__in=pair_ids).only(
+            "code", "text", "answer_type", "options", "answer_key"
+        )
+        for question in questions:
+            if versions[question.id] != {1, 2}:
+                problems.append(f"Pair {question.code} lacks one of its two charts.")
+            options = list(question.options or [])
+            if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
+                options = answers.parse_options(question.text)
+            try:
+                answers.normalize_key(question.answer_type, question.answer_key, options=options)
+            except answers.KeyFormatError as exc:
+                problems.append(f"Pair {question.code}: {exc.message}")
+        if study.min_gap > max_gap(len(pair_ids)):
+            problems.append(
+                f"A minimum gap of {study.min_gap} needs at least {study.min_gap + 1} pairs; "
+                f"lower the gap or add pairs."
+            )
+    total = 2 * len(pair_ids) + study.attention_checks.count()
+    for check in study.attention_checks.exclude(position__isnull=True):
+        if check.position > total:
+            problems.append(
+                f"Attention check at position {check.position} is beyond the last trial ({total})."
+            )
+    if not study.consent_text.strip():
+        problems.append("Write the consent text.")
+    if not study.instructions_text.strip():
+        problems.append("Write the instructions.")
+    if study.platform in (Platform.PROLIFIC, Platform.SONA, Platform.MTURK) and not (
+        study.completion_code or study.completion_url
+    ):
+        problems.append("Give a completion code or a completion URL for the recruitment platform.")
+    return problems
+
+
+# ------------------------------------------------------------------ availability
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    code: str
+    message: str
+
+
+def study_counted_places(study: Study, *, now=None) -> int:
+    """Places taken: completed participants who pass the attention rule, plus active sessions."""
+    now = now or timezone.now()
+    return (
+        ParticipantSession.objects.counted()
+        .filter(study=study)
+        .filter(
+            Q(status=Status.COMPLETED, attention_failures__lte=study.max_attention_failures)
+            | Q(status=Status.IN_PROGRESS, deadline__gt=now)
+        )
+        .count()
+    )
+
+
+def study_unavailable_reason(study: Study, *, now=None) -> Unavailable | None:
+    """Why a new participant cannot start now, or None when they can."""
+    if study.status == Study.Status.DRAFT:
+        return Unavailable("not_open", "This study is not open yet. Please try again later.")
+    if study.status == Study.Status.PAUSED:
+        return Unavailable(
+            "paused", "This study is paused at the moment. Please try again a little later."
+        )
+    if study.status == Study.Status.CLOSED:
+        return Unavailable("closed", "This study has closed. Thank you for your interest.")
+    if (
+        study.status == Study.Status.LIVE
+        and study.target_participants
+        and study_counted_places(study, now=now) >= study.target_participants
+    ):
+        return Unavailable(
+            "full", "This study has all the participants it needs. Thank you for your interest."
+        )
+    return None
+
+
+# ------------------------------------------------------------------ participant lookups
+
+
+# Participants hit these reads on every page and answer, so they fetch only the
+# columns those use: Django's per-column cost and the stored order (a few kB of
+# JSON per session) dominate a request otherwise. Other fields still load on
+# first access, with one more query, on the pages that need them.
+SESSION_FIELDS = (
+    "id", "token", "study_id", "number", "is_pilot", "is_preview", "status", "platform",
+    "external_id", "current_position", "trial_count", "attention_failures", "answers_deleted",
+    "consented_at", "instructions_done_at", "deadline", "completed_at", "ended_at", "debriefed_at",
+)  # fmt: skip
+SESSION_STUDY_FIELDS = tuple(
+    f"study__{name}"
+    for name in (
+        "id", "title", "slug", "status", "platform", "completion_code", "completion_url",
+        "time_limit_minutes", "keep_answers_on_withdrawal", "instructions_video",
+    )
+)  # fmt: skip
+TRIAL_FIELDS = (
+    "id", "session_id", "position", "kind", "item_order", "shown_at",
+    "chart__id", "chart__chart_id", "chart__version", "chart__image", "chart__width",
+    "chart__height", "chart__alt_text",
+    "question__id", "question__code", "question__text", "question__stem", "question__answer_type",
+    "question__options", "question__answer_key", "question__key_value", "question__tolerance",
+    "attention_check__id", "attention_check__kind", "attention_check__prompt",
+    "attention_check__image", "attention_check__width", "attention_check__height",
+    "attention_check__answer_type", "attention_check__options", "attention_check__answer_key",
+    "attention_check__tolerance",
+)  # fmt: skip
+
+
+def participant_sessions(*, with_study: bool = True):
+    """The queryset the participant pages and services read sessions through."""
+    if with_study:
+        return ParticipantSession.objects.select_related("study").only(
+            *SESSION_FIELDS, *SESSION_STUDY_FIELDS
+        )
+    return ParticipantSession.objects.only(*SESSION_FIELDS)
+
+
+def participant_trials():
+    return Trial.objects.select_related("chart", "question", "attention_check").only(*TRIAL_FIELDS)
+
+
+def _one(queryset):
+    # get() drops the ordering that first() would add to a lookup by a unique key.
+    try:
+        return queryset.get()
+    except queryset.model.DoesNotExist:
+        return None
+
+
+def session_by_token(token: str, *, with_study: bool = True) -> ParticipantSession | None:
+    return _one(participant_sessions(with_study=with_study).filter(token=token))
+
+
+def trial_current(session: ParticipantSession) -> Trial | None:
+    if session.current_position >= session.trial_count:
+        return None
+    return _one(participant_trials().filter(session=session, position=session.current_position))
+
+
+# ------------------------------------------------------------------ exclusion preview
+
+
+def exclusion_reasons(
+    study: Study,
+    *,
+    status: str,
+    is_test: bool = False,
+    attention_failures: int = 0,
+    median_chart_seconds: float | None = None,
+    answered: int = 0,
+    trial_count: int = 0,
+) -> list[str]:
+    """The study's exclusion rules applied to one session; empty means included."""
+    reasons = []
+    if is_test:
+        reasons.append("pilot or preview session")
+    if status == Status.DECLINED:
+        return ["declined consent"]
+    if status == Status.WITHDRAWN:
+        reasons.append("withdrew")
+    elif status == Status.TIMED_OUT:
+        reasons.append("timed out")
+    elif status == Status.IN_PROGRESS:
+        reasons.append("still in progress")
+    if study.exclude_incomplete and answered < trial_count and status != Status.IN_PROGRESS:
+        reasons.append(f"answered {answered} of {trial_count} trials")
+    if attention_failures > study.max_attention_failures:
+        reasons.append(
+            f"failed {attention_failures} attention check{'s' if attention_failures != 1 else ''}"
+            f" (allowed {study.max_attention_failures})"
+        )
+    if (
+        study.min_seconds_per_trial > 0
+        and median_chart_seconds is not None
+        and median_chart_seconds < study.min_seconds_per_trial
+    ):
+        reasons.append(
+            f"median {median_chart_seconds:.1f} s per chart (minimum {study.min_seconds_per_trial:g} s)"
+        )
+    return reasons
+
+
+# ------------------------------------------------------------------ monitoring
+
+
+def format_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+@dataclass
+class SessionRow:
+    session: ParticipantSession
+    duration_s: float | None
+    median_chart_s: float | None
+    reasons: list[str]
+
+    @property
+    def excluded(self) -> bool:
+        return bool(self.reasons)
+
+    @property
+    def duration_text(self) -> str:
+        return format_seconds(self.duration_s)
+
+
+@dataclass
+class BalanceRow:
+    code: str
+    manipulated_first: int
+    non_manipulated_first: int
+
+    @property
+    def difference(self) -> int:
+        return abs(self.manipulated_first - self.non_manipulated_first)
+
+
+@dataclass
+class Monitor:
+    counts: dict[str, int]
+    test_counts: dict[str, int]
+    balance: list[BalanceRow]
+    median_duration_s: float | None
+    attention_answered: int
+    attention_failed: int
+    participants_failing: int
+    rows: list[SessionRow] = field(default_factory=list)
+
+    @property
+    def median_duration_text(self) -> str:
+        return format_seconds(self.median_duration_s)
+
+    @property
+    def max_imbalance(self) -> int:
+        return max((row.difference for row in self.balance), default=0)
+
+    @property
+    def attention_failure_rate(self) -> float | None:
+        if not self.attention_answered:
+            return None
+        return self.attention_failed / self.attention_answered
+
+
+def _medians(study: Study) -> dict[int, float]:
+    times = defaultdict(list)
+    for session_id, ms in Response.objects.filter(
+        session__study=study, chart__isnull=False, server_ms__isnull=False
+    ).values_list("session_id", "server_ms"):
+        times[session_id].append(ms / 1000)
+    return {sid: statistics.median(values) for sid, values in times.items()}
+
+
+def study_monitor(study: Study, *, now=None) -> Monitor:
+    """Counts, order balance, durations and the exclusion preview for the monitoring page."""
+    now = now or timezone.now()
+    sessions = list(ParticipantSession.objects.filter(study=study).order_by("-created_at", "-id"))
+    medians = _medians(study)
+    counts = Counter()
+    test_counts = Counter()
+    rows: list[SessionRow] = []
+    durations = []
+    first_manipulated: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for s in sessions:
+        duration = None
+        if s.consented_at and (s.completed_at or s.ended_at):
+            duration = ((s.completed_at or s.ended_at) - s.consented_at).total_seconds()
+        reasons = exclusion_reasons(
+            study,
+            status=s.status,
+            is_test=s.is_test,
+            attention_failures=s.attention_failures,
+            median_chart_seconds=medians.get(s.id),
+            answered=s.current_position,
+            trial_count=s.trial_count,
+        )
+        rows.append(SessionRow(s, duration, medians.get(s.id), reasons))
+        if s.is_test:
+            test_counts["pilot" if s.is_pilot else "preview"] += 1
+            continue
+        counts[s.status] += 1
+        if s.status == Status.DECLINED:
+            continue
+        counts["started"] += 1
+        if s.status in FINAL:
+            counts["excluded" if reasons else "included"] += 1
+        if s.status == Status.COMPLETED and duration is not None:
+            durations.append(duration)
+        seen = set()
+        for item in s.order:
+            if item.get("kind") == "chart" and item["pair"] not in seen:
+                seen.add(item["pair"])
+                first_manipulated[item["pair"]][0 if item["version"] == 2 else 1] += 1
+
+    codes = dict(Question.objects.filter(study_pairs__study=study).values_list("id", "code"))
+    balance = [
+        BalanceRow(codes.get(qid, str(qid)), *first_manipulated.get(qid, [0, 0]))
+        for qid in sorted(codes, key=lambda q: codes[q])
+    ]
+    attention = Response.objects.filter(
+        session__study=study,
+        session__is_pilot=False,
+        session__is_preview=False,
+        attention_check__isnull=False,
+    ).aggregate(
+        answered=Count("id"),
+        failed=Count("id", filter=Q(correct=False)),
+        failing=Count("session", filter=Q(correct=False), distinct=True),
+    )
+    for key in ("started", "in_progress", "completed", "timed_out", "withdrawn", "declined"):
+        counts.setdefault(key, 0)
+    counts.setdefault("excluded", 0)
+    counts.setdefault("included", 0)
+    return Monitor(
+        counts=dict(counts),
+        test_counts={"pilot": test_counts["pilot"], "preview": test_counts["preview"]},
+        balance=balance,
+        median_duration_s=statistics.median(durations) if durations else None,
+        attention_answered=attention["answered"],
+        attention_failed=attention["failed"],
+        participants_failing=attention["failing"],
+        rows=rows,
+    )
+
+
+def session_for_researcher(*, study: Study, pk: int) -> ParticipantSession:
+    session = ParticipantSession.objects.filter(study=study, pk=pk).first()
+    if session is None:
+        raise Http404("No such participant session.")
+    return session
+
+
+def session_trials(session: ParticipantSession) -> QuerySet[Trial]:
+    """Every trial of a session with its chart or check and its response, in order."""
+    return (
+        Trial.objects.filter(session=session)
+        .select_related("chart", "question", "attention_check", "response")
+        .order_by("position")
+    )
+
+
+def attention_checks_for(study: Study) -> QuerySet[AttentionCheck]:
+    return AttentionCheck.objects.filter(study=study).annotate(shown=Count("trials"))
+
+
+def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
+    """(answer type, options, key, tolerance) of a trial's question or attention check."""
+    if trial.is_attention:
+        check = trial.attention_check
+        return check.answer_type, list(check.options or []), check.answer_key, check.tolerance
+    question = trial.question
+    options = list(question.options or [])
+    if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
+        options = answers.parse_options(question.text)
+    key = question.answer_key
+    if question.answer_type == AnswerType.MULTIPLE_CHOICE and isinstance(question.key_value, int):
+        key = question.key_value
+    return question.answer_type, options, key, question.tolerance
+
+
+@dataclass(frozen=True)
+class TrialDisplay:
+    """What a trial page shows: the chart, the question and the answer widget's choices."""
+
+    answer_type: str
+    prompt: str
+    options: list[str]
+    # Ranking items as (option index, text), in the order first listed.
+    items: list[tuple[int, str]]
+    image: object
+    width: int
+    height: int
+    alt: str
+
+
+def trial_display(trial: Trial) -> TrialDisplay:
+    answer_type, options, _key, _tolerance = trial_spec(trial)
+    if trial.is_attention:
+        check = trial.attention_check
+        prompt, image, width, height = check.prompt, check.image, check.width, check.height
+        alt = "Chart for this question"
+    else:
+        question, chart = trial.question, trial.chart
+        prompt = question.text
+        if answer_type == AnswerType.MULTIPLE_CHOICE:
+            prompt = question.stem or answers.question_stem(question.text)
+        image, width, height = chart.image, chart.width, chart.height
+        alt = chart.alt_text or "Chart for this question"
+    items = []
+    if answer_type == AnswerType.RANKING:
+        display = trial.item_order or list(range(len(options)))
+        items = [(i, options[i]) for i in display]
+    return TrialDisplay(
+        answer_type=answer_type,
+        prompt=answers.normalize_line_breaks(prompt).strip(),
+        options=options,
+        items=items,
+        image=image or None,
+        width=width,
+        height=height,
+        alt=alt,
+    )

@@ -1,0 +1,209 @@
+"""Responses in long and wide form, as CSV or Parquet, written in constant memory.
+
+Rows come from one streamed query (ordered by session and position); the
+participant facts (pseudonym, exclusion) are looked up per session, which is
+small next to the responses (one entry per participant).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from studies.models import Study
+from studies.selectors.results import chart_catalogue, response_rows
+from studies.services.exports.pseudonyms import pseudonym, study_salt
+from studies.services.results.exclusion import study_exclusion
+
+LONG_COLUMNS = [
+    "participant", "participant_number", "trial_kind", "position", "chart_id",
+    "attention_check", "answer", "value", "correct", "shown_at", "answered_at",
+    "server_ms", "client_ms", "excluded", "exclusion_reason",
+]  # fmt: skip
+ROW_GROUP = 50_000
+
+
+@dataclass
+class Person:
+    pseudonym: str
+    number: int | None
+    platform_id: str
+    excluded: bool
+    reason: str
+
+
+def participants(study: Study, *, include_platform_ids: bool) -> dict[int, Person]:
+    salt = study_salt(study)
+    people = {}
+    for decision in study_exclusion(study).decisions:
+        facts = decision.facts
+        people[facts.id] = Person(
+            pseudonym=pseudonym(salt, facts.id, facts.external_id),
+            number=facts.number,
+            platform_id=facts.external_id if include_platform_ids else "",
+            excluded=not decision.included,
+            reason=decision.reason_text,
+        )
+    return people
+
+
+def long_columns(include_platform_ids: bool) -> list[str]:
+    return LONG_COLUMNS[:2] + (["platform_id"] if include_platform_ids else []) + LONG_COLUMNS[2:]
+
+
+def _iso(value) -> str:
+    return value.isoformat() if value is not None else ""
+
+
+def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[list]:
+    """One row per participant x answered trial (header not included)."""
+    people = participants(study, include_platform_ids=include_platform_ids)
+    for (sid, position, kind, chart, check, raw, value, correct, shown, answered, server_ms,
+         client_ms) in response_rows(study):  # fmt: skip
+        person = people.get(sid)
+        if person is None:
+            continue
+        row = [person.pseudonym, person.number]
+        if include_platform_ids:
+            row.append(person.platform_id)
+        row += [
+            kind, position, chart or "", check or "", raw,
+            "" if value is None else json.dumps(value, ensure_ascii=False),
+            "" if correct is None else correct, _iso(shown), _iso(answered),
+            "" if server_ms is None else server_ms, "" if client_ms is None else client_ms,
+            person.excluded, person.reason,
+        ]  # fmt: skip
+        yield row
+
+
+def wide_columns(chart_ids: list[str], include_platform_ids: bool) -> list[str]:
+    head = ["participant", "participant_number"]
+    if include_platform_ids:
+        head.append("platform_id")
+    head += ["excluded", "exclusion_reason", "attention_failures_answered"]
+    for chart in chart_ids:
+        head += [f"{chart}_answer", f"{chart}_correct", f"{chart}_position", f"{chart}_ms"]
+    return head
+
+
+def wide_rows(
+    study: Study, *, include_platform_ids: bool = False
+) -> tuple[list[str], Iterator[list]]:
+    """(columns, rows): one row per participant with answers, one column set per chart."""
+    people = participants(study, include_platform_ids=include_platform_ids)
+    chart_ids = list(chart_catalogue(study)["chart_id"])
+    index = {c: i for i, c in enumerate(chart_ids)}
+    columns = wide_columns(chart_ids, include_platform_ids)
+
+    def rows():
+        current, cells, failed = None, None, 0
+        for (
+            sid,
+            position,
+            kind,
+            chart,
+            _check,
+            raw,
+            _v,
+            correct,
+            _s,
+            _a,
+            server_ms,
+            _c,
+        ) in response_rows(study):
+            if sid != current:
+                if current is not None and current in people:
+                    yield _wide_row(people[current], cells, failed, include_platform_ids)
+                current, cells, failed = sid, [""] * (4 * len(chart_ids)), 0
+            if kind == "attention":
+                failed += correct is False
+                continue
+            if chart in index:
+                at = 4 * index[chart]
+                cells[at : at + 4] = [
+                    raw, "" if correct is None else correct, position,
+                    "" if server_ms is None else server_ms,
+                ]  # fmt: skip
+        if current is not None and current in people:
+            yield _wide_row(people[current], cells, failed, include_platform_ids)
+
+    return columns, rows()
+
+
+def _wide_row(person: Person, cells: list, failed: int, include_platform_ids: bool) -> list:
+    head = [person.pseudonym, person.number]
+    if include_platform_ids:
+        head.append(person.platform_id)
+    return head + [person.excluded, person.reason, failed] + cells
+
+
+def csv_chunks(columns: list[str], rows: Iterator[list], *, rows_per_chunk: int = 2000):
+    """CSV text in chunks of rows, for a StreamingHttpResponse or a file."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    for count, row in enumerate(rows, start=1):
+        writer.writerow(row)
+        if count % rows_per_chunk == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def write_parquet(columns: list[str], rows: Iterator[list], out, *, row_group: int = ROW_GROUP):
+    """Write rows to Parquet in row groups, so memory stays bounded by one group."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.schema([(name, _arrow_type(name)) for name in columns])
+    writer = pq.ParquetWriter(out, schema)
+    try:
+        batch: list[list] = []
+        written = False
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= row_group:
+                writer.write_table(_table(schema, batch))
+                batch, written = [], True
+        if batch or not written:
+            writer.write_table(_table(schema, batch))
+    finally:
+        writer.close()
+
+
+INT_COLUMNS = {"participant_number", "position", "server_ms", "client_ms"}
+BOOL_COLUMNS = {"correct", "excluded"}
+
+
+def _arrow_type(name: str):
+    import pyarrow as pa
+
+    if name in INT_COLUMNS or name.endswith(("_ms", "_position")) or name.startswith("attention"):
+        return pa.int64()
+    if name in BOOL_COLUMNS or name.endswith("_correct"):
+        return pa.bool_()
+    return pa.string()
+
+
+def _cell(value, kind):
+    import pyarrow as pa
+
+    if value is None or value == "":
+        return None
+    if kind == pa.string():
+        return str(value)
+    return value
+
+
+def _table(schema, batch):
+    import pyarrow as pa
+
+    arrays = [
+        pa.array([_cell(row[i], schema.field(i).type) for row in batch], schema.field(i).type)
+        for i in range(len(schema))
+    ]
+    return pa.Table.from_arrays(arrays, schema=schema)

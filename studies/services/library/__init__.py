@@ -1,0 +1,66 @@
+"""Writes of the chart library: importing benchmarks, generating pairs, editing them."""
+
+from studies.services.library.editing import (
+    chart_image_replace,
+    chartset_create,
+    chartset_delete,
+    chartset_update,
+    manipulation_type_create,
+    pair_delete,
+    question_update,
+    question_validate,
+)
+from studies.services.library.exporting import chartset_export_zip
+from studies.services.library.generating import (
+    GENERATE_JOB,
+    SYNC_MAX_SPECS,
+    Preview,
+    chartset_generate,
+    chartset_generate_enqueue,
+    chartset_generate_new_or_update,
+    pair_generate_save,
+    pair_preview,
+    specs_parse,
+)
+from studies.services.library.importing import (
+    IMPORT_JOB,
+    ImportRejected,
+    ImportResult,
+    chartset_import,
+    chartset_import_enqueue,
+    sync_max_bytes,
+    upload_bundle,
+)
+from studies.services.library.pairs import ChartInput, PairInput, WriteSummary, pairs_write
+
+__all__ = [
+    "GENERATE_JOB",
+    "IMPORT_JOB",
+    "SYNC_MAX_SPECS",
+    "ChartInput",
+    "ImportRejected",
+    "ImportResult",
+    "PairInput",
+    "Preview",
+    "WriteSummary",
+    "chart_image_replace",
+    "chartset_create",
+    "chartset_delete",
+    "chartset_export_zip",
+    "chartset_generate",
+    "chartset_generate_enqueue",
+    "chartset_generate_new_or_update",
+    "chartset_import",
+    "chartset_import_enqueue",
+    "chartset_update",
+    "manipulation_type_create",
+    "pair_delete",
+    "pair_generate_save",
+    "pair_preview",
+    "pairs_write",
+    "question_update",
+    "question_validate",
+    "specs_parse",
+    "sync_max_bytes",
+    "upload_bundle",
+]

@@ -1,0 +1,193 @@
+"""The analysis run: from the database to the results snapshot the dashboard shows."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from django.utils import timezone
+
+from analysis import hmi as stats
+from analysis.hmi_plots import paired_group_svg, sorted_hmi_svg
+from analysis.simulate import chartom_groups
+from studies.models import Study, StudyResults
+from studies.selectors import results as sel
+from studies.services.results.exclusion import study_exclusion
+
+NO_PARTICIPANTS = (
+    "No included participants yet, so there is nothing to analyse. "
+    "Check the funnel: every session so far was excluded, is unfinished, or is a test session."
+)
+
+
+def clean(value):
+    """JSON-safe: NaN and infinities become None, numpy scalars plain numbers."""
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return clean(frame.astype(object).where(frame.notna(), None).to_dict("records"))
+
+
+def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """HMI per chart (CHARTOM 4.2) joined to the catalogue; charts nobody answered keep n = 0."""
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    frame = pd.DataFrame(
+        {
+            "participant": trials["participant"],
+            "chart_id": trials["chart_pk"].map(code),
+            "correct": trials["correct"],
+        }
+    )
+    hmi = stats.chart_hmi(frame, chart_ids=list(catalogue["chart_id"]))
+    return catalogue.merge(hmi, on="chart_id", how="left")
+
+
+def kendall_vs_paper(log_odds: pd.DataFrame) -> dict:
+    """The study's ranking of groups by mixed-model log OR against the paper's Table 1.
+
+    The paper's ranking is by the log odds ratio of its mean HMIs per group; only
+    groups present in both (by code, G1..G15) are compared.
+    """
+    mixed = log_odds[
+        (log_odds["estimator"] == stats.MIXED_ESTIMATOR) & log_odds["log_odds_ratio"].notna()
+    ]
+    ours = dict(zip(mixed["group"], mixed["log_odds_ratio"], strict=True))
+    paper = chartom_groups()
+    p_n, p_m = paper["hmi_non_manipulated"], paper["hmi_manipulated"]
+    paper_lor = np.log(p_m / (1 - p_m)) - np.log(p_n / (1 - p_n))
+    theirs = dict(zip(paper["group"], paper_lor, strict=True))
+    common = [g for g in ours if g in theirs]
+    base = {
+        "against": "CHARTOM paper, Table 1 (log odds ratio of its mean HMIs per group)",
+        "estimator": stats.MIXED_ESTIMATOR,
+        "groups": common,
+    }
+    if len(common) < 2:
+        return base | {
+            "tau": None,
+            "p_value": None,
+            "message": "Kendall's tau needs at least 2 groups with a fitted log odds ratio "
+            "that also appear (by code, G1..G15) in the paper's Table 1.",
+        }
+    result = stats.kendall_tau({g: ours[g] for g in common}, {g: theirs[g] for g in common})
+    message = None
+    if math.isnan(result.tau):
+        message = "Kendall's tau is undefined: one of the rankings is constant."
+    return base | {
+        "tau": clean(result.tau),
+        "p_value": clean(result.p_value),
+        "message": message,
+        "ours": {g: ours[g] for g in common},
+        "theirs": {g: float(theirs[g]) for g in common},
+    }
+
+
+def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
+    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
+    exclusion = study_exclusion(study)
+    funnel = exclusion.funnel()
+    excluded = [
+        {
+            "session": d.facts.id,
+            "number": d.facts.number,
+            "status": d.facts.status,
+            "included": d.included,
+            "overridden": d.overridden,
+            "main_reason": d.main_reason,
+            "reasons": d.reason_text,
+        }
+        for d in exclusion.took_part
+        if not d.included or d.overridden
+    ]
+    data: dict = {
+        "computed_at": timezone.now().isoformat(),
+        "funnel": funnel,
+        "decisions": excluded,
+        "rules": {
+            "max_attention_failures": study.max_attention_failures,
+            "min_seconds_per_trial": study.min_seconds_per_trial,
+            "exclude_incomplete": study.exclude_incomplete,
+        },
+        "messages": [],
+        "charts": [],
+        "groups": [],
+        "chi_square": [],
+        "log_odds": [],
+        "kendall": None,
+        "svg": {},
+    }
+    catalogue = sel.chart_catalogue(study)
+    if catalogue.empty:
+        data["messages"].append("This study has no chart pairs yet.")
+        return data
+    ids = exclusion.included_ids
+    trials = sel.chart_trials_frame(study, ids)
+    hmi = chart_hmi_frame(catalogue, trials)
+    answers = sel.answer_distribution(study, ids)
+    charts = _records(hmi.drop(columns=["fact_question", "answer_key"]))
+    for row in charts:
+        row["answers"] = answers.get(row["pk"], [])
+    data["charts"] = charts
+    table = stats.group_table(
+        hmi,
+        catalogue.drop(columns=["manipulation"]).rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
+    data["groups"] = _records(table)
+    data["svg"] = {
+        "sorted": sorted_hmi_svg(hmi),
+        "paired": paired_group_svg(table),
+    }
+    if not ids:
+        data["messages"].append(NO_PARTICIPANTS)
+        return data
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    with_meta = stats.attach_chart_meta(
+        pd.DataFrame(
+            {
+                "participant": trials["participant"].astype(str),
+                "chart_id": trials["chart_pk"].map(code),
+                "correct": trials["correct"],
+            }
+        ),
+        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
+    chi = stats.chi_square_manipulation(with_meta)
+    chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
+    data["chi_square"] = _records(chi)
+    if fit_models:
+        fits = stats.log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
+        data["log_odds"] = _records(fits)
+        data["kendall"] = kendall_vs_paper(fits)
+    return data
+
+
+def results_snapshot_save(
+    *, study: Study, data: dict, job=None, response_count: int
+) -> StudyResults:
+    results, _ = StudyResults.objects.get_or_create(study=study)
+    results.data = data
+    results.computed_at = timezone.now()
+    results.response_count = response_count
+    results.job = job
+    fields = ["data", "computed_at", "response_count", "job"]
+    if job is not None and results.pending_job_id == job.pk:
+        results.pending_job = None
+        fields.append("pending_job")
+    results.save(update_fields=fields)
+    return results

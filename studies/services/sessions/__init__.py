@@ -1,0 +1,62 @@
+"""A participant's way through a study: start, answer, withdraw, finish."""
+
+from studies.services.sessions.errors import (
+    AlreadyAnswered,
+    AnswerInvalid,
+    LinkProblem,
+    NotCurrentTrial,
+    NotFinished,
+    SessionEnded,
+    SessionError,
+    StudyUnavailable,
+)
+from studies.services.sessions.flow import (
+    Completion,
+    completion_for,
+    ended_message,
+    session_begin,
+    session_expire,
+    session_finish,
+    session_withdraw,
+    sessions_expire_overdue,
+    trial_mark_shown,
+)
+from studies.services.sessions.platform import Identity, identity_from_params, link_params
+from studies.services.sessions.record import RecordResult, read_answer, response_record, trial_spec
+from studies.services.sessions.start import (
+    StartResult,
+    session_decline,
+    session_find,
+    session_start,
+)
+
+__all__ = [
+    "AlreadyAnswered",
+    "AnswerInvalid",
+    "Completion",
+    "Identity",
+    "LinkProblem",
+    "NotCurrentTrial",
+    "NotFinished",
+    "RecordResult",
+    "SessionEnded",
+    "SessionError",
+    "StartResult",
+    "StudyUnavailable",
+    "completion_for",
+    "ended_message",
+    "identity_from_params",
+    "link_params",
+    "read_answer",
+    "response_record",
+    "session_begin",
+    "session_decline",
+    "session_expire",
+    "session_find",
+    "session_finish",
+    "session_start",
+    "session_withdraw",
+    "sessions_expire_overdue",
+    "trial_mark_shown",
+    "trial_spec",
+]

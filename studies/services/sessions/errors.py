@@ -1,0 +1,68 @@
+"""What can go wrong on a participant's way through a study, with a message for them.
+
+Each error carries a stable ``code`` (for custom front ends), the HTTP status the
+JSON flow answers with, and a message written for the participant.
+"""
+
+from __future__ import annotations
+
+
+class SessionError(Exception):
+    code = "error"
+    status = 400
+
+    def __init__(self, message: str, **extra):
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+
+class LinkProblem(SessionError):
+    """The study link lacks the platform id or carries a malformed one."""
+
+    code = "link_problem"
+    status = 400
+
+
+class StudyUnavailable(SessionError):
+    """The study takes no new participants: not open, paused, closed or full."""
+
+    code = "study_unavailable"
+    status = 409
+
+    def __init__(self, message: str, *, reason: str):
+        super().__init__(message, reason=reason)
+        self.reason = reason
+
+
+class AnswerInvalid(SessionError):
+    """The answer cannot be read for its type; the trial stays open."""
+
+    code = "answer_invalid"
+    status = 400
+
+
+class NotCurrentTrial(SessionError):
+    """An answer for a trial that is not the current one (a later one, or an unknown one)."""
+
+    code = "not_current"
+    status = 409
+
+
+class AlreadyAnswered(SessionError):
+    """A different answer for a trial that already has one: there is no going back."""
+
+    code = "already_answered"
+    status = 409
+
+
+class SessionEnded(SessionError):
+    """The session is over (timed out, withdrawn, or its study closed)."""
+
+    code = "session_ended"
+    status = 410
+
+
+class NotFinished(SessionError):
+    code = "not_finished"
+    status = 409

@@ -1,0 +1,232 @@
+"""Storing a participant's answer: once, for the current trial only, checked for its type."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, replace
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from studies import answers
+from studies.models import AnswerType, ParticipantSession, Response, Study, Trial
+from studies.selectors.study import (
+    TRIAL_FIELDS,
+    participant_sessions,
+    participant_trials,
+    trial_current,
+    trial_spec,
+)
+from studies.services.results.schedule import results_after_completion
+from studies.services.sessions.errors import (
+    AlreadyAnswered,
+    AnswerInvalid,
+    NotCurrentTrial,
+    SessionEnded,
+)
+from studies.services.sessions.flow import ended_message, session_expire, trial_mark_shown
+
+logger = logging.getLogger(__name__)
+
+MAX_ANSWER_CHARS = 1000
+RESPONSE_FIELDS = tuple(f"response__{f.name}" for f in Response._meta.concrete_fields)
+RANK_HELP = "Please give every item its own rank, from 1 to {n}."
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    session: ParticipantSession
+    response: Response
+    duplicate: bool
+    # The trial that is current after this answer, already marked as shown, when
+    # the caller asked for it (the JSON flow sends it with the answer's receipt).
+    next_trial: Trial | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.session.status == ParticipantSession.Status.COMPLETED
+
+
+def _raw_text(answer) -> str:
+    if isinstance(answer, str):
+        return answer.strip()
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
+    """(the value stored, correct) for an answer, or :class:`AnswerInvalid` with a friendly message."""
+    answer_type, options, key, tolerance = trial_spec(trial)
+    if answer is None or (isinstance(answer, str) and not answer.strip()):
+        raise AnswerInvalid(_empty_message(answer_type))
+    if len(_raw_text(answer)) > MAX_ANSWER_CHARS:
+        raise AnswerInvalid("That answer is too long. Please give a short answer.")
+    try:
+        value = answers.normalize_answer(answer_type, answer, options=options)
+    except answers.AnswerFormatError as exc:
+        raise AnswerInvalid(exc.message) from None
+    ranked = answer_type == AnswerType.RANKING and options
+    if ranked and sorted(map(_item_key, value)) != sorted(map(_item_key, options)):
+        raise AnswerInvalid(RANK_HELP.format(n=len(options)))
+    try:
+        correct = answers.check_answer(
+            answer_type, answer, key, options=options, tolerance=tolerance
+        )
+    except answers.KeyFormatError:
+        # The researcher's key is broken; the participant's answer is still kept.
+        logger.warning("Unreadable answer key for trial %s", trial.pk)
+        correct = None
+    return value, correct
+
+
+def _item_key(text) -> str:
+    # Case, spacing and a trailing period don't count, as in answers.check_ranking.
+    return " ".join(str(text).casefold().split()).rstrip(" .,;")
+
+
+def _empty_message(answer_type: str) -> str:
+    if answer_type == AnswerType.MULTIPLE_CHOICE:
+        return answers.CHOICE_HELP
+    if answer_type == AnswerType.RANKING:
+        return "Please put the items in order before continuing."
+    return answers.NUMBER_HELP
+
+
+def _same_answer(response: Response, answer, idempotency_key: str) -> bool:
+    if idempotency_key and response.idempotency_key:
+        return idempotency_key == response.idempotency_key
+    return response.raw_answer == _raw_text(answer)
+
+
+def _elapsed_ms(start, end) -> int | None:
+    if start is None:
+        return None
+    return max(0, int((end - start).total_seconds() * 1000))
+
+
+def response_record(
+    *,
+    token: str,
+    position: int,
+    answer,
+    client_ms: int | None = None,
+    idempotency_key: str = "",
+    with_next: bool = False,
+    now=None,
+) -> RecordResult:
+    """Store the answer to the trial at ``position``, which must be the current one.
+
+    The session row is locked for the whole write, so rapid-fire or parallel
+    submits of one participant run one after the other; the unique trial of a
+    response makes a second answer impossible even then. A repeat of an answer
+    already stored (same idempotency key, or the same text when no key is sent)
+    returns the stored response with ``duplicate=True`` instead of an error, so
+    retries after a lost connection are harmless. With ``with_next`` the trial
+    that comes next is fetched and marked shown in the same transaction.
+    """
+    now = now or timezone.now()
+    try:
+        with transaction.atomic():
+            result = _record_locked(
+                token=token,
+                position=position,
+                answer=answer,
+                client_ms=client_ms,
+                idempotency_key=idempotency_key,
+                now=now,
+            )
+            if isinstance(result, RecordResult):
+                result = replace(result, next_trial=_next_trial(result, now) if with_next else None)
+    except IntegrityError:
+        # Reached only without the row lock (SQLite) or with a key reused for
+        # another trial; either way nothing is stored twice.
+        raise AlreadyAnswered(
+            "This answer was already received. Please continue with the next chart.",
+        ) from None
+    if isinstance(result, ParticipantSession):
+        # Overdue: ended outside the transaction above, which stored nothing.
+        session_expire(session=result, now=now)
+        raise SessionEnded(ended_message(result), status=result.status)
+    return result
+
+
+def _next_trial(result: RecordResult, now) -> Trial | None:
+    # Inside the answer's transaction, so showing the next trial costs no extra commit.
+    session = result.session
+    if session.status != ParticipantSession.Status.IN_PROGRESS:
+        return None
+    # A fresh answer fetched its successor along with its own trial; a repeat did not.
+    trial = trial_current(session) if result.duplicate else result.next_trial
+    if trial is not None:
+        trial_mark_shown(trial=trial, now=now)
+    return trial
+
+
+def _record_locked(
+    *, token, position, answer, client_ms, idempotency_key, now
+) -> RecordResult | ParticipantSession:
+    session = participant_sessions().select_for_update(of=("self",)).get(token=token)
+    if session.status == ParticipantSession.Status.DECLINED:
+        raise ParticipantSession.DoesNotExist
+    if position < 0 or position >= session.trial_count or position > session.current_position:
+        raise NotCurrentTrial(
+            "That is not the chart you are on. Please continue with the one shown now.",
+            current=session.current_position,
+        )
+    # The answered trial and the one after it, in one query.
+    trial, *following = (
+        participant_trials()
+        .select_related("response")
+        .only(*TRIAL_FIELDS, *RESPONSE_FIELDS)
+        .filter(session=session, position__in=(position, position + 1))
+        .order_by("position")
+    )
+    existing = getattr(trial, "response", None)
+    if existing is not None:
+        if _same_answer(existing, answer, idempotency_key):
+            return RecordResult(session, existing, duplicate=True)
+        raise AlreadyAnswered(
+            "This chart already has your answer, and answers cannot be changed. "
+            "Please continue with the next one.",
+            current=session.current_position,
+        )
+    if session.status != ParticipantSession.Status.IN_PROGRESS:
+        raise SessionEnded(ended_message(session), status=session.status)
+    if session.is_overdue(now):
+        return session
+    if not session.is_preview and session.study.status in (
+        Study.Status.CLOSED,
+        Study.Status.DRAFT,
+    ):
+        raise SessionEnded("This study has closed. Thank you for taking part.", status="closed")
+
+    value, correct = read_answer(trial, answer)
+    response = Response(
+        trial=trial,
+        session=session,
+        position=position,
+        chart_id=trial.chart_id,
+        attention_check_id=trial.attention_check_id,
+        raw_answer=_raw_text(answer),
+        value=value,
+        correct=correct,
+        shown_at=trial.shown_at,
+        answered_at=now,
+        server_ms=_elapsed_ms(trial.shown_at, now),
+        client_ms=client_ms,
+        idempotency_key=idempotency_key or "",
+    )
+    response.save(force_insert=True)
+
+    session.current_position = position + 1
+    fields = ["current_position"]
+    if trial.is_attention and correct is False:
+        session.attention_failures += 1
+        fields.append("attention_failures")
+    if session.current_position >= session.trial_count:
+        session.status = ParticipantSession.Status.COMPLETED
+        session.completed_at = now
+        fields += ["status", "completed_at"]
+        results_after_completion(session)
+    session.save(update_fields=fields)
+    return RecordResult(session, response, duplicate=False, next_trial=next(iter(following), None))

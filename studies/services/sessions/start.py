@@ -1,0 +1,197 @@
+"""Starting (or finding again) a participant's session, and recording a declined consent."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from studies import answers
+from studies.models import (
+    AnswerType,
+    AttentionCheck,
+    Chart,
+    ParticipantSession,
+    Question,
+    Study,
+    Trial,
+)
+from studies.ordering import CHECK, CheckSlot, OrderError, build_order, derive_seed
+from studies.selectors.study import study_unavailable_reason
+from studies.services.sessions.errors import StudyUnavailable
+from studies.services.sessions.platform import Identity
+
+
+@dataclass(frozen=True)
+class StartResult:
+    session: ParticipantSession
+    resumed: bool
+
+
+def session_find(*, study: Study, identity: Identity) -> ParticipantSession | None:
+    """The session this platform id already has in this study (pilot and live kept apart)."""
+    if not identity.external_id:
+        return None
+    return (
+        ParticipantSession.objects.filter(
+            study=study,
+            external_id=identity.external_id,
+            is_pilot=study.status == Study.Status.PILOT,
+            is_preview=False,
+        )
+        .exclude(status=ParticipantSession.Status.DECLINED)
+        .first()
+    )
+
+
+def _ranking_display_order(order_seed: int, position: int, options: list, key: str) -> list[int]:
+    """A shuffled first order of the items that is never the keyed order itself."""
+    n = len(options)
+    rng = random.Random(derive_seed(order_seed, "items", position))
+    order = rng.sample(range(n), n)
+    try:
+        wanted = [_norm(i) for i in answers.parse_ranking(key)]
+        keyed = [wanted.index(_norm(options[i])) for i in order]
+    except (answers.AnswerFormatError, ValueError):
+        return order
+    if keyed == sorted(keyed) and n > 1:
+        # Leaving the list as it is must not count as knowing the answer.
+        order = order[1:] + order[:1]
+    return order
+
+
+def _norm(text) -> str:
+    return " ".join(str(text).casefold().split()).rstrip(" .,;")
+
+
+def _build_trials(
+    *, study: Study, session: ParticipantSession, number: int
+) -> tuple[list[Trial], list[dict]]:
+    pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
+    if not pair_ids:
+        raise StudyUnavailable("This study has no charts yet.", reason="not_ready")
+    charts = {
+        (c.question_id, c.version): c
+        for c in Chart.objects.filter(question_id__in=pair_ids).only("id", "question_id", "version")
+    }
+    questions = {
+        q.id: q
+        for q in Question.objects.filter(id__in=pair_ids).only(
+            "id", "answer_type", "options", "answer_key"
+        )
+    }
+    checks = {c.id: c for c in AttentionCheck.objects.filter(study=study)}
+    try:
+        order = build_order(
+            pair_ids=pair_ids,
+            checks=[CheckSlot(c.id, c.position) for c in checks.values()],
+            study_seed=study.seed,
+            participant_number=number,
+            min_gap=study.min_gap,
+        )
+    except OrderError as exc:
+        raise StudyUnavailable(f"This study cannot run yet: {exc}", reason="not_ready") from None
+    session.order_seed = order.seed
+    trials = []
+    for position, item in enumerate(order.items):
+        if item.kind == CHECK:
+            check = checks[item.ref]
+            trial = Trial(
+                session=session, position=position, kind=Trial.Kind.ATTENTION, attention_check=check
+            )
+            answer_type, options, key = check.answer_type, check.options, check.answer_key
+        else:
+            chart = charts[(item.ref, 2 if item.manipulated else 1)]
+            question = questions[item.ref]
+            trial = Trial(
+                session=session,
+                position=position,
+                kind=Trial.Kind.CHART,
+                chart_id=chart.id,
+                question_id=question.id,
+            )
+            answer_type, options, key = question.answer_type, question.options, question.answer_key
+        if answer_type == AnswerType.RANKING and options:
+            trial.item_order = _ranking_display_order(order.seed, position, options, key)
+        trials.append(trial)
+    return trials, order.as_json()
+
+
+def session_start(
+    *,
+    study: Study,
+    identity: Identity,
+    preview: bool = False,
+    user_agent: str = "",
+    now=None,
+) -> StartResult:
+    """Start a consented session, or return the one this platform id already has.
+
+    The study row is locked while the participant number is drawn, so concurrent
+    starts get consecutive numbers (which the balanced order relies on) and a
+    full study cannot be over-filled by a burst of arrivals.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study.pk)
+        if not preview:
+            existing = session_find(study=study, identity=identity)
+            if existing is not None:
+                return StartResult(existing, resumed=True)
+            reason = study_unavailable_reason(study, now=now)
+            if reason is not None:
+                raise StudyUnavailable(reason.message, reason=reason.code)
+        is_test = preview or study.status == Study.Status.PILOT
+        if is_test:
+            study.test_counter += 1
+            number = study.test_counter
+        else:
+            study.live_counter += 1
+            number = study.live_counter
+        study.save(update_fields=["test_counter" if is_test else "live_counter"])
+
+        session = ParticipantSession(
+            study=study,
+            number=number,
+            is_pilot=study.status == Study.Status.PILOT and not preview,
+            is_preview=preview,
+            platform=identity.platform,
+            external_id="" if preview else identity.external_id,
+            platform_params={} if preview else identity.params,
+            created_at=now,
+            consented_at=now,
+            deadline=now + timedelta(minutes=study.time_limit_minutes),
+            user_agent=user_agent[:300],
+        )
+        trials, order = _build_trials(study=study, session=session, number=number)
+        session.order = order
+        session.trial_count = len(trials)
+        try:
+            with transaction.atomic():
+                session.save()
+        except IntegrityError:
+            # Another request with the same platform id won the race between our
+            # lookup and insert (possible only outside PostgreSQL's row lock, e.g.
+            # SQLite): the participant already has a session, so resume it.
+            existing = session_find(study=study, identity=identity)
+            if existing is None:
+                raise
+            return StartResult(existing, resumed=True)
+        Trial.objects.bulk_create(trials, batch_size=500)
+    return StartResult(session, resumed=False)
+
+
+def session_decline(*, study: Study, now=None) -> ParticipantSession:
+    """Record that someone declined consent; nothing else about them is kept."""
+    now = now or timezone.now()
+    return ParticipantSession.objects.create(
+        study=study,
+        status=ParticipantSession.Status.DECLINED,
+        is_pilot=study.status == Study.Status.PILOT,
+        platform=study.platform,
+        created_at=now,
+        ended_at=now,
+    )

@@ -1,0 +1,34 @@
+"""Setting up a study: settings, pairs, video, attention checks and status."""
+
+from studies.services.study.attention import attention_check_create, attention_check_delete
+from studies.services.study.setup import (
+    DESIGN_FIELDS,
+    SETTINGS_FIELDS,
+    study_pairs_set,
+    study_update,
+    study_video_clear,
+    study_video_set,
+    video_kind,
+)
+from studies.services.study.status import (
+    TRANSITIONS,
+    allowed_transitions,
+    study_status_change,
+    study_test_sessions_clear,
+)
+
+__all__ = [
+    "DESIGN_FIELDS",
+    "SETTINGS_FIELDS",
+    "TRANSITIONS",
+    "allowed_transitions",
+    "attention_check_create",
+    "attention_check_delete",
+    "study_pairs_set",
+    "study_status_change",
+    "study_test_sessions_clear",
+    "study_update",
+    "study_video_clear",
+    "study_video_set",
+    "video_kind",
+]

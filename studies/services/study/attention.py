@@ -1,0 +1,108 @@
+"""Authoring attention checks: instructed-response items and sanity charts with known answers."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db.models import ProtectedError
+
+from core.models import User
+from core.services.audit import audit_record
+from studies import answers
+from studies.images import ImageRejected, generated_name, validate_image
+from studies.models import AnswerType, AttentionCheck, Study
+from studies.selectors.study import study_design_locked
+
+
+def _clean_options(answer_type: str, options) -> list[str]:
+    items = [" ".join(str(o).split()) for o in (options or [])]
+    items = [o for o in items if o]
+    if answer_type in (AnswerType.MULTIPLE_CHOICE, AnswerType.RANKING):
+        if len(items) < 2:
+            raise ValidationError({"options": "List at least two options, one per line."})
+        if len({o.casefold() for o in items}) != len(items):
+            raise ValidationError({"options": "Each option must be different."})
+        return items
+    return []
+
+
+def attention_check_create(
+    *,
+    study: Study,
+    actor: User | None,
+    kind: str,
+    prompt: str,
+    answer_type: str,
+    answer_key: str,
+    options=(),
+    tolerance: float = answers.DEFAULT_TOLERANCE,
+    position: int | None = None,
+    image: bytes | None = None,
+) -> AttentionCheck:
+    if study_design_locked(study):
+        raise ValidationError("Participants have already started; attention checks cannot change.")
+    if kind not in AttentionCheck.Kind.values:
+        raise ValidationError({"kind": "Choose an instructed-response item or a sanity chart."})
+    if answer_type not in AnswerType.values:
+        raise ValidationError({"answer_type": "Choose an answer type."})
+    prompt = (prompt or "").strip()
+    if not prompt:
+        raise ValidationError({"prompt": "Write what the participant reads."})
+    if kind == AttentionCheck.Kind.SANITY and not image:
+        raise ValidationError({"image": "A sanity chart needs its chart image."})
+    if tolerance is None or tolerance < 0:
+        raise ValidationError({"tolerance": "The tolerance is zero or more (0.1 is ±10%)."})
+    if position is not None and position < 1:
+        raise ValidationError({"position": "Positions start at 1; leave empty for a random one."})
+    items = _clean_options(answer_type, options)
+    key = (answer_key or "").strip()
+    try:
+        answers.normalize_key(answer_type, key, options=items)
+    except answers.KeyFormatError as exc:
+        raise ValidationError({"answer_key": exc.message}) from None
+    if answer_type == AnswerType.RANKING and sorted(
+        i.casefold() for i in answers.parse_ranking(key)
+    ) != sorted(o.casefold() for o in items):
+        raise ValidationError({"answer_key": "The key must list every option exactly once."})
+
+    check = AttentionCheck(
+        study=study,
+        kind=kind,
+        prompt=prompt,
+        answer_type=answer_type,
+        options=items,
+        answer_key=key,
+        tolerance=tolerance,
+        position=position,
+    )
+    if image:
+        try:
+            valid = validate_image(
+                image,
+                max_bytes=settings.CHARTROOM_MAX_IMAGE_BYTES,
+                max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
+            )
+        except ImageRejected as exc:
+            raise ValidationError({"image": exc.message}) from None
+        check.image.save(
+            generated_name(valid.data, valid.extension), ContentFile(valid.data), save=False
+        )
+        # Django leaves the dimension fields empty for an unsaved row; we know them already.
+        check.width, check.height = valid.width, valid.height
+    check.save()
+    audit_record(actor=actor, action="study.attention_check.create", subject=f"study:{study.pk}")
+    return check
+
+
+def attention_check_delete(*, check: AttentionCheck, actor: User | None) -> None:
+    study = check.study
+    if study_design_locked(study):
+        raise ValidationError("Participants have already started; attention checks cannot change.")
+    try:
+        check.delete()
+    except ProtectedError:
+        raise ValidationError(
+            "Pilot or preview sessions have shown this check. Clear the test sessions first."
+        ) from None
+    audit_record(actor=actor, action="study.attention_check.delete", subject=f"study:{study.pk}")

@@ -1,0 +1,79 @@
+"""The results API: results, compute, decisions, exports; other researchers get 404."""
+
+import pytest
+from django.urls import reverse
+
+from core.models import Job
+from studies.models import ParticipantSession
+from studies.tests.results_helpers import simulated_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_results_come_with_the_job_state_and_estimators(researcher_api, researcher):
+    study = simulated_study(researcher, participants=10)
+    body = researcher_api.get(reverse("api:study-results", args=[study.slug])).json()
+    assert body["stale"] is False and body["computed_from_responses"] == body["responses_now"]
+    results = body["results"]
+    assert "svg" not in results and results["funnel"]["took_part"] == 10
+    assert {r["estimator"] for r in results["log_odds"]} == {
+        "BinomialBayesMixedGLM (variational Bayes)",
+        "GEE (exchangeable, participant clusters)",
+    }
+    with_svg = researcher_api.get(reverse("api:study-results", args=[study.slug]) + "?svg=1").json()
+    assert "<svg" in with_svg["results"]["svg"]["sorted"]
+
+
+def test_compute_returns_a_job(researcher_api, researcher, django_capture_on_commit_callbacks):
+    study = simulated_study(researcher, participants=4, compute=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_api.post(reverse("api:study-results-compute", args=[study.slug]))
+    assert response.status_code == 202
+    assert Job.objects.get(pk=response.json()["id"]).state == "done"
+
+
+def test_decisions_list_and_override(researcher_api, researcher):
+    study = simulated_study(researcher, participants=4, compute=False)
+    url = reverse("api:study-results-participants", args=[study.slug])
+    decisions = researcher_api.get(url).json()
+    assert len(decisions) == 4
+    session = ParticipantSession.objects.filter(study=study, status="completed").first()
+    decide = reverse("api:study-results-decision", args=[study.slug, session.pk])
+    bad = researcher_api.post(decide, {"decision": "exclude"}, format="json")
+    assert bad.status_code == 400 and "reason" in bad.json()["errors"]
+    ok = researcher_api.post(decide, {"decision": "exclude", "reason": "Bot-like"}, format="json")
+    assert ok.status_code == 200 and ok.json()["included"] is False and ok.json()["overridden"]
+    missing = reverse("api:study-results-decision", args=[study.slug, 999999])
+    response = researcher_api.post(missing, {"decision": "exclude", "reason": "x"}, format="json")
+    assert response.status_code == 400 and "No such participant" in str(response.json())
+
+
+def test_an_export_job_gives_a_download_url(
+    researcher_api, researcher, django_capture_on_commit_callbacks
+):
+    study = simulated_study(researcher, participants=3, compute=False)
+    url = reverse("api:study-results-export", args=[study.slug])
+    assert researcher_api.post(url, {"format": "xlsx"}, format="json").status_code == 400
+    with django_capture_on_commit_callbacks(execute=True):
+        response = researcher_api.post(url, {"format": "hmi-zip"}, format="json")
+    assert response.status_code == 202
+    job = researcher_api.get(reverse("api:job-detail", args=[response.json()["id"]])).json()
+    assert job["state"] == "done" and job["download_url"]
+    download = researcher_api.get(job["download_url"])
+    assert download.status_code == 200
+    assert b"".join(download.streaming_content)[:2] == b"PK"
+
+
+def test_another_researcher_gets_404_everywhere(api_client, other_researcher, researcher):
+    study = simulated_study(researcher, participants=2, compute=False)
+    api_client.force_authenticate(other_researcher)
+    session = ParticipantSession.objects.filter(study=study).first()
+    for name, args, method in (
+        ("api:study-results", [study.slug], "get"),
+        ("api:study-results-compute", [study.slug], "post"),
+        ("api:study-results-participants", [study.slug], "get"),
+        ("api:study-results-decision", [study.slug, session.pk], "post"),
+        ("api:study-results-export", [study.slug], "post"),
+    ):
+        response = getattr(api_client, method)(reverse(name, args=args), {}, format="json")
+        assert response.status_code == 404, name

@@ -1,0 +1,141 @@
+"""Exclusion rules, the funnel and researcher overrides."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from core.models import AuditEntry
+from studies.models import ParticipantSession, Response
+from studies.services.results.exclusion import exclusion_override_set, study_exclusion
+from studies.services.results.simulate import study_simulate
+from studies.tests.study_factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def study(researcher):
+    study = make_study(researcher, pairs=3, max_attention_failures=1, min_seconds_per_trial=3)
+    study_simulate(study=study, participants=8, seed=11, attention_fail_rate=0, timeout_rate=0)
+    return study
+
+
+def _sessions(study):
+    return list(ParticipantSession.objects.filter(study=study).order_by("number"))
+
+
+def _decision(study, session):
+    return next(d for d in study_exclusion(study).decisions if d.facts.id == session.pk)
+
+
+def test_completed_attentive_unhurried_participants_are_included(study):
+    exclusion = study_exclusion(study)
+    assert exclusion.funnel()["took_part"] == 8
+    assert exclusion.funnel()["included"] == 8
+
+
+def test_attention_failures_over_the_allowed_number_exclude(study):
+    a, b = _sessions(study)[:2]
+    ParticipantSession.objects.filter(pk=a.pk).update(attention_failures=1)  # allowed
+    ParticipantSession.objects.filter(pk=b.pk).update(attention_failures=2)
+    assert _decision(study, a).included
+    decision = _decision(study, b)
+    assert not decision.included and decision.main_reason == "attention"
+    assert "failed 2 attention checks (allowed 1)" in decision.reason_text
+
+
+def test_a_median_time_per_chart_below_the_minimum_excludes(study):
+    session = _sessions(study)[0]
+    Response.objects.filter(session=session).update(server_ms=1200)
+    decision = _decision(study, session)
+    assert decision.main_reason == "too_fast" and "median 1.2 s per chart" in decision.reason_text
+
+
+def test_incomplete_timed_out_withdrawn_and_test_sessions_are_excluded(study):
+    a, b, c, d, e = _sessions(study)[:5]
+    ParticipantSession.objects.filter(pk=a.pk).update(current_position=2)
+    ParticipantSession.objects.filter(pk=b.pk).update(status="timed_out")
+    ParticipantSession.objects.filter(pk=c.pk).update(status="withdrawn")
+    ParticipantSession.objects.filter(pk=d.pk).update(is_pilot=True)
+    ParticipantSession.objects.filter(pk=e.pk).update(
+        status="in_progress", deadline=timezone.now() + timedelta(hours=1)
+    )
+    funnel = study_exclusion(study).funnel()
+    assert funnel["took_part"] == 7 and funnel["test_sessions"] == 1
+    assert funnel["excluded"] == 4 and funnel["included"] == 3
+    reasons = {r["code"]: r["n"] for r in funnel["by_reason"]}
+    assert reasons == {"incomplete": 1, "timed_out": 1, "withdrawn": 1, "in_progress": 1}
+
+
+def test_incomplete_sessions_are_kept_when_the_rule_is_off(study):
+    study.exclude_incomplete = False
+    study.save()
+    session = _sessions(study)[0]
+    ParticipantSession.objects.filter(pk=session.pk).update(current_position=2)
+    assert _decision(study, session).included
+
+
+def test_declined_sessions_are_counted_apart(study):
+    ParticipantSession.objects.create(study=study, status="declined", platform="prolific")
+    funnel = study_exclusion(study).funnel()
+    assert funnel["declined"] == 1 and funnel["took_part"] == 8
+
+
+def test_an_override_includes_or_excludes_against_the_rules_and_is_logged(study, researcher):
+    a, b = _sessions(study)[:2]
+    ParticipantSession.objects.filter(pk=a.pk).update(attention_failures=3)
+    exclusion_override_set(
+        study=study,
+        session_id=a.pk,
+        decision="include",
+        reason="Misread item, reviewed",
+        user=researcher,
+    )
+    exclusion_override_set(
+        study=study, session_id=b.pk, decision="exclude", reason="Duplicate person", user=researcher
+    )
+    da, db = _decision(study, a), _decision(study, b)
+    assert da.included and da.overridden and "included by the researcher" in da.reason_text
+    assert not db.included and db.main_reason == "override"
+    funnel = study_exclusion(study).funnel()
+    assert funnel["included"] == 7
+    exclusion_override_set(
+        study=study,
+        session_id=b.pk,
+        decision="auto",
+        reason="Not a duplicate after all",
+        user=researcher,
+    )
+    assert _decision(study, b).included
+    log = list(AuditEntry.objects.filter(action="study.exclusion_override").order_by("id"))
+    assert [(e.details["before"], e.details["after"]) for e in log] == [
+        ("auto", "include"),
+        ("auto", "exclude"),
+        ("exclude", "auto"),
+    ]
+    assert all(e.actor == researcher for e in log)
+
+
+@pytest.mark.parametrize(
+    ("decision", "reason", "field"),
+    [("maybe", "x", "decision"), ("exclude", "  ", "reason")],
+)
+def test_bad_override_input_is_refused_with_a_message(study, researcher, decision, reason, field):
+    session = _sessions(study)[0]
+    with pytest.raises(ValidationError) as exc:
+        exclusion_override_set(
+            study=study, session_id=session.pk, decision=decision, reason=reason, user=researcher
+        )
+    assert field in exc.value.message_dict
+    assert not AuditEntry.objects.exists()
+
+
+def test_an_override_of_another_studys_session_is_refused(study, researcher):
+    other = make_study(researcher, pairs=2)
+    session = _sessions(study)[0]
+    with pytest.raises(ValidationError, match="No such participant"):
+        exclusion_override_set(
+            study=other, session_id=session.pk, decision="exclude", reason="x", user=researcher
+        )

@@ -1,0 +1,295 @@
+"""Chart library pages: chart sets, the pair browser, editing pairs, the participant preview."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from core.decorators import researcher_required
+from studies.answers import AnswerFormatError, KeyFormatError, check_answer
+from studies.models import AnswerType
+from studies.selectors.library import (
+    chart_get,
+    chartset_get,
+    chartsets_for_user,
+    groups_with_pairs,
+    manipulation_types,
+    question_get,
+)
+from studies.services.library import (
+    chart_image_replace,
+    chartset_create,
+    chartset_delete,
+    chartset_export_zip,
+    manipulation_type_create,
+    pair_delete,
+    question_update,
+)
+from studies.views.library_forms import (
+    ChartSetCreateForm,
+    ImageForm,
+    ManipulationForm,
+    QuestionForm,
+)
+
+
+def apply_errors(form, exc: ValidationError) -> None:
+    """Show a service's ValidationError on the form's fields (or above the form)."""
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc.messages)
+
+
+@researcher_required
+def library(request):
+    return render(
+        request,
+        "studies/library/library.html",
+        {"chart_sets": chartsets_for_user(user=request.user), "form": ChartSetCreateForm()},
+    )
+
+
+@researcher_required
+def chartset_new(request):
+    form = ChartSetCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            chart_set = chartset_create(owner=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Chart set “{chart_set.title}” created.")
+            return redirect("studies:chartset-detail", slug=chart_set.slug)
+    status = 400 if form.errors else 200
+    return render(request, "studies/library/chartset_form.html", {"form": form}, status=status)
+
+
+@researcher_required
+def chartset_detail(request, slug):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    groups = groups_with_pairs(chart_set=chart_set)
+    return render(
+        request,
+        "studies/library/chartset_detail.html",
+        {
+            "chart_set": chart_set,
+            "groups": groups,
+            "pair_count": sum(len(g.questions) for g in groups),
+            "is_owner": chart_set.owner_id == request.user.pk,
+        },
+    )
+
+
+@researcher_required
+@require_POST
+def chartset_remove(request, slug):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    try:
+        chartset_delete(chart_set=chart_set, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("studies:chartset-detail", slug=slug)
+    messages.success(request, f"Chart set “{chart_set.title}” deleted.")
+    return redirect("studies:library")
+
+
+@researcher_required
+def chartset_export(request, slug):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    data = chartset_export_zip(chart_set=chart_set)
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{chart_set.slug}.zip"'
+    return response
+
+
+def _pair_context(request, chart_set, question, *, form=None, image_forms=None):
+    initial = {
+        "text": question.text,
+        "answer_type": question.answer_type,
+        "answer_key": question.answer_key,
+        "tolerance": question.tolerance,
+    }
+    return {
+        "chart_set": chart_set,
+        "question": question,
+        "charts": list(question.charts.all()),
+        "form": form or QuestionForm(initial=initial),
+        "image_forms": image_forms or {},
+        "image_form": ImageForm(),
+    }
+
+
+@researcher_required
+def pair_detail(request, slug, code):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    question = question_get(chart_set=chart_set, code=code)
+    return render(
+        request, "studies/library/pair_detail.html", _pair_context(request, chart_set, question)
+    )
+
+
+@researcher_required
+def question_edit(request, slug, code):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    question = question_get(chart_set=chart_set, code=code)
+    if request.method != "POST":
+        return redirect("studies:pair-detail", slug=slug, code=code)
+    form = QuestionForm(request.POST)
+    if form.is_valid():
+        try:
+            question_update(question=question, user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Question {question.code} saved.")
+            return redirect("studies:pair-detail", slug=slug, code=code)
+    question.refresh_from_db()
+    context = _pair_context(request, chart_set, question, form=form)
+    return render(request, "studies/library/pair_detail.html", context, status=400)
+
+
+@researcher_required
+@require_POST
+def pair_remove(request, slug, code):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    question = question_get(chart_set=chart_set, code=code)
+    try:
+        pair_delete(question=question, user=request.user)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect("studies:pair-detail", slug=slug, code=code)
+    messages.success(request, f"Pair {code} deleted.")
+    return redirect("studies:chartset-detail", slug=slug)
+
+
+@researcher_required
+@require_POST
+def chart_image(request, slug, chart_id):
+    chart_set = chartset_get(user=request.user, slug=slug)
+    chart = chart_get(chart_set=chart_set, chart_id=chart_id)
+    form = ImageForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["image"]
+        try:
+            chart_image_replace(
+                chart=chart, data=upload.read(), user=request.user, filename=upload.name
+            )
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"The image of {chart.chart_id} was replaced.")
+            return redirect("studies:pair-detail", slug=slug, code=chart.question.code)
+    question = question_get(chart_set=chart_set, code=chart.question.code)
+    context = _pair_context(request, chart_set, question, image_forms={chart.pk: form})
+    return render(request, "studies/library/pair_detail.html", context, status=400)
+
+
+def ranking_from_post(options: list[str], data) -> list[str]:
+    """The ranked items from ``rank-<i>`` fields (item i's place, from 1), first place first.
+
+    Raises AnswerFormatError when a place is missing or given twice.
+    """
+    places = []
+    for i, item in enumerate(options):
+        raw = data.get(f"rank-{i}", "")
+        if not str(raw).isdigit() or not 1 <= int(raw) <= len(options):
+            raise AnswerFormatError("Please give every item a place.")
+        places.append((int(raw), item))
+    if len({p for p, _ in places}) != len(places):
+        raise AnswerFormatError("Please give each item a different place.")
+    return [item for _, item in sorted(places)]
+
+
+def _check_preview_answer(question, data) -> tuple[bool | None, str, str]:
+    """(correct or None, error message, the answer as the participant wrote it)."""
+    written = data.get("answer", "")
+    try:
+        if question.answer_type == AnswerType.RANKING:
+            ranking = ranking_from_post(question.options, data)
+            return check_answer(question.answer_type, ranking, question.key_value), "", ""
+        if question.answer_type == AnswerType.MULTIPLE_CHOICE:
+            if not written.isdigit():
+                raise AnswerFormatError("Please choose one of the options.")
+            answer = int(written)
+            key = question.key_value
+        else:
+            answer, key = written, question.answer_key
+        correct = check_answer(
+            question.answer_type,
+            answer,
+            key,
+            options=question.options,
+            tolerance=question.tolerance,
+        )
+        return correct, "", written
+    except AnswerFormatError as exc:
+        return None, exc.message, written
+    except KeyFormatError as exc:
+        return None, f"The answer key cannot be checked: {exc.message}", written
+
+
+def _place(raw, default: int) -> int:
+    return int(raw) if str(raw or "").isdigit() else default
+
+
+@researcher_required
+def chart_preview(request, slug, chart_id):
+    """The chart and its question as a participant sees them; answers are checked, never stored."""
+    chart_set = chartset_get(user=request.user, slug=slug)
+    chart = chart_get(chart_set=chart_set, chart_id=chart_id)
+    question = chart.question
+    correct, error, answer = None, "", ""
+    if request.method == "POST":
+        correct, error, answer = _check_preview_answer(question, request.POST)
+    rank_rows = None
+    if question.answer_type == AnswerType.RANKING and request.method == "POST":
+        rank_rows = [
+            {"index": i, "item": item, "place": _place(request.POST.get(f"rank-{i}"), i + 1)}
+            for i, item in enumerate(question.options)
+        ]
+    return render(
+        request,
+        "studies/library/chart_preview.html",
+        {
+            "chart_set": chart_set,
+            "chart": chart,
+            "question": question,
+            "answer": answer,
+            "error": error,
+            "correct": correct,
+            "rank_rows": rank_rows,
+            "pair_url": reverse("studies:pair-detail", args=[slug, question.code]),
+        },
+        status=400 if error else 200,
+    )
+
+
+@researcher_required
+def manipulation_list(request):
+    form = ManipulationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            manipulation = manipulation_type_create(
+                user=request.user,
+                label=data["label"],
+                description=data["description"],
+                vocabulary=[w.strip() for w in data["vocabulary"].split(",")],
+            )
+        except ValidationError as exc:
+            apply_errors(form, exc)
+        else:
+            messages.success(request, f"Manipulation “{manipulation.label}” added.")
+            return redirect("studies:manipulation-list")
+    return render(
+        request,
+        "studies/library/manipulations.html",
+        {"manipulations": manipulation_types(), "form": form},
+        status=400 if form.errors else 200,
+    )
