@@ -11,7 +11,7 @@ from annotation.models import Assignment, LabelSet
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SCREENS = Path("/work/notes/screens/issue6")
+SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens" / "issue6"
 
 
 @pytest.fixture
