@@ -25,7 +25,8 @@ VOLATILE = [
         re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"'),
         'name="csrfmiddlewaretoken" value=""',
     ),
-    (re.compile(r"\d"), "0"),
+    # Whole numbers, not digits: counts such as "10 more available" vs "9" differ in length.
+    (re.compile(r"\d+"), "0"),
 ]
 
 

@@ -1,5 +1,6 @@
 """A participant takes a whole study in headless Chromium: platform link to completion code."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,14 @@ from studies.tests.study_factories import make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SCREENS = Path(__file__).resolve().parents[3] / "notes" / "screens" / "issue4"
+# Inside the checkout by default; CHARTROOM_SCREENS_DIR points elsewhere (e.g. review notes).
+SCREENS = (
+    Path(
+        os.environ.get("CHARTROOM_SCREENS_DIR")
+        or Path(__file__).resolve().parents[2] / "var" / "screens"
+    )
+    / "issue4"
+)
 PID = "60f7a1b2c3d4e5f6a7b8c9d0"
 KEY = ["Alpha", "Beta", "Gamma"]
 

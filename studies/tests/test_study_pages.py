@@ -226,4 +226,5 @@ def test_one_participants_answers_and_order_seed_are_shown(signed_in, researcher
     page = signed_in.get(reverse("studies:session", args=[study.slug, session.pk])).content.decode()
     assert str(session.order_seed) in page and "someone" in page
     assert page.count('badge badge-failed">no') == 2
+    assert "<td>2. 2019</td>" in page and "<td>1.2</td>" in page
     assert Response.objects.filter(session=session).count() == 6

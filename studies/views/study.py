@@ -184,11 +184,31 @@ def study_detail(request, slug: str):
     return render(request, "studies/study/detail.html", context)
 
 
+def _value_text(trial) -> str:
+    """A stored answer as the researcher reads it: the chosen option's text, the ranking, the number."""
+    response = getattr(trial, "response", None)
+    if response is None or response.value is None:
+        return ""
+    answer_type, options, _key, _tol = sel.trial_spec(trial)
+    value = response.value
+    if (
+        answer_type == AnswerType.MULTIPLE_CHOICE
+        and isinstance(value, int)
+        and value < len(options)
+    ):
+        return f"{value + 1}. {options[value]}"
+    if isinstance(value, list):
+        return " > ".join(str(v) for v in value)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 @researcher_required
 def study_session(request, slug: str, pk: int):
     study = _study(request, slug)
     session = sel.session_for_researcher(study=study, pk=pk)
-    trials = sel.session_trials(session)
+    trials = list(sel.session_trials(session))
+    for trial in trials:
+        trial.value_text = _value_text(trial)
     return render(
         request,
         "studies/study/session.html",
