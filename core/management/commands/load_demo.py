@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand
 from annotation.demo import load_annotation_demo
 from core.models import User
 from studies.demo_library import load_library_demo
+from studies.demo_model_eval import load_model_eval_demo
 from studies.demo_results import simulate_demo_results
 from studies.demo_study import load_study_demo
 
@@ -36,6 +37,7 @@ class Command(BaseCommand):
         chart_set = load_library_demo(researcher)
         study = load_study_demo(researcher, chart_set)
         simulate_demo_results(study, participants=60, seed=1)
+        load_model_eval_demo(study)
         self.stdout.write(f"Study: {study.title} ({study.get_status_display()})")
         project = load_annotation_demo(researcher, annotators)
         self.stdout.write(f"Annotation project: {project.title} ({project.items.count()} items)")

@@ -1,0 +1,135 @@
+"""Model evaluation over the API: import model answers, read the analyses, download the prompts."""
+
+from __future__ import annotations
+
+import io
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.parsers import MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.permissions import IsResearcher
+from studies.model_answers_format import DEFAULT_MAX_BYTES
+from studies.selectors.model_eval import model_eval_report
+from studies.selectors.study import study_get
+from studies.services.model_eval import model_answers_import
+from studies.services.model_prompts import prompts_export_write, prompts_filename
+
+
+class ModelAnswersUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        help_text="CSV or JSON Lines: model, chart_id, fact_answer, mind_prediction, "
+        "mind_justification."
+    )
+
+    def validate_file(self, upload):
+        if upload.size > DEFAULT_MAX_BYTES:
+            raise serializers.ValidationError("The file is larger than 50 MB.")
+        return upload
+
+
+class ProblemSerializer(serializers.Serializer):
+    row = serializers.IntegerField(allow_null=True)
+    kind = serializers.CharField()
+    message = serializers.CharField()
+    text = serializers.CharField()
+
+
+class CoverageSerializer(serializers.Serializer):
+    model = serializers.CharField()
+    total = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    fact_answered = serializers.IntegerField()
+    mind_answered = serializers.IntegerField()
+    coverage = serializers.FloatField()
+    missing = serializers.ListField(child=serializers.CharField())
+
+
+class ImportReportSerializer(serializers.Serializer):
+    imported = serializers.DictField(child=serializers.IntegerField())
+    problems = ProblemSerializer(many=True)
+    coverage = CoverageSerializer(many=True)
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    problems = ProblemSerializer(many=True)
+    coverage = CoverageSerializer(many=True)
+
+
+class ModelEvalSerializer(serializers.Serializer):
+    models = serializers.ListField(child=serializers.CharField())
+    coverage = CoverageSerializer(many=True)
+    has_hmi = serializers.BooleanField()
+    messages = serializers.ListField(child=serializers.CharField())
+    fact = serializers.JSONField(required=False, help_text="overall, by_group, chi_square tables")
+    mind = serializers.JSONField(required=False, help_text="metrics and arrows tables")
+    log_odds = serializers.JSONField(required=False, help_text="models and humans tables")
+    kendall = serializers.JSONField(required=False, allow_null=True)
+    justifications = serializers.JSONField(required=False, help_text="per_model, by_group")
+    svg = serializers.JSONField(required=False, help_text="With ?svg=1.")
+
+
+class StudyModelsScoped:
+    permission_classes = [IsResearcher]
+
+    def get_study(self):
+        return study_get(user=self.request.user, slug=self.kwargs["slug"])
+
+
+class ModelAnswersImportView(StudyModelsScoped, APIView):
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ModelAnswersUploadSerializer},
+        summary="Import model answers; nothing is stored when any row has a blocking problem",
+        responses={201: ImportReportSerializer, 400: ImportErrorSerializer},
+    )
+    def post(self, request, slug):
+        study = self.get_study()
+        form = ModelAnswersUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        report = model_answers_import(
+            study=study, source=upload.read(), filename=upload.name, user=request.user
+        )
+        body = report.as_dict()
+        if report.blocking or not report.imported:
+            problems = report.blocking or report.problems
+            body.update(
+                detail=f"Nothing imported: {len(problems)} problem(s) in the file.",
+                errors={"file": [str(p) for p in problems]},
+            )
+            return Response(body, status=400)
+        return Response(body, status=201)
+
+
+class ModelEvalResultsView(StudyModelsScoped, APIView):
+    @extend_schema(
+        summary="Coverage and every analysis of the study's model answers beside the humans",
+        parameters=[OpenApiParameter("svg", bool, description="Include the SVG plots.")],
+        responses={200: ModelEvalSerializer},
+    )
+    def get(self, request, slug):
+        svg = request.query_params.get("svg") in ("1", "true")
+        return Response(model_eval_report(self.get_study(), svg=svg))
+
+
+class ModelPromptsView(StudyModelsScoped, APIView):
+    @extend_schema(
+        summary="A zip of each chart's image and prompts.jsonl (chart_id, image, fact_prompt, "
+        "mind_prompt)",
+        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY)},
+    )
+    def get(self, request, slug):
+        study = self.get_study()
+        buffer = io.BytesIO()
+        prompts_export_write(study=study, out=buffer)
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{prompts_filename(study)}"'
+        return response

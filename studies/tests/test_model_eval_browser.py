@@ -1,0 +1,36 @@
+"""A researcher reads the Models page in headless Chromium, on a desktop and a phone."""
+
+from pathlib import Path
+
+import pytest
+
+from studies.demo_model_eval import load_model_eval_demo
+from studies.tests.results_helpers import simulated_study
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens" / "issue9"
+
+
+def shot(page, name):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=True)
+
+
+def test_a_researcher_reads_the_model_analyses(page, live_server, researcher, password):
+    study = simulated_study(researcher, participants=20, pairs=3, checks=None)
+    load_model_eval_demo(study)
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(researcher.username)
+    page.get_by_label("Password").fill(password)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/researcher/")
+    page.goto(f"{live_server.url}/studies/study/{study.slug}/models/")
+    assert page.get_by_role("heading", name="FACT error rates").is_visible()
+    assert page.get_by_role("link", name="Models").get_attribute("aria-current") == "page"
+    shot(page, "01-models-desktop")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    shot(page, "02-models-phone")
+    assert width <= 390

@@ -1,0 +1,84 @@
+"""The study's Models page: import model answers, coverage and every model analysis beside the humans."""
+
+from __future__ import annotations
+
+import io
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from core.decorators import researcher_required
+from studies.model_answers_format import DEFAULT_MAX_BYTES
+from studies.selectors.model_eval import model_eval_report, model_runs
+from studies.selectors.study import study_get
+from studies.services.model_eval import model_answers_import, model_run_delete
+from studies.services.model_prompts import prompts_export_write, prompts_filename
+
+
+class ModelAnswersForm(forms.Form):
+    file = forms.FileField(
+        help_text="CSV or JSON Lines with model, chart_id, fact_answer, mind_prediction, "
+        "mind_justification."
+    )
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > DEFAULT_MAX_BYTES:
+            raise forms.ValidationError("The file is larger than 50 MB.")
+        return upload
+
+
+def _page(request, study, *, form=None, report=None, status=200):
+    context = {
+        "study": study,
+        "tab": "models",
+        "form": form or ModelAnswersForm(),
+        "runs": model_runs(study),
+        "import_report": report,
+        "data": model_eval_report(study),
+    }
+    return render(request, "studies/model_eval/page.html", context, status=status)
+
+
+@researcher_required
+def study_models(request, slug: str):
+    study = study_get(user=request.user, slug=slug)
+    if request.method != "POST":
+        return _page(request, study)
+    form = ModelAnswersForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, study, form=form, status=400)
+    upload = form.cleaned_data["file"]
+    report = model_answers_import(
+        study=study, source=upload.read(), filename=upload.name, user=request.user
+    )
+    if report.blocking or not report.imported:
+        return _page(request, study, form=form, report=report, status=400)
+    names = ", ".join(f"{m} ({n} rows)" for m, n in report.imported.items())
+    messages.success(request, f"Imported {names}.")
+    for problem in report.problems:
+        messages.warning(request, str(problem))
+    return redirect("studies:models", slug=study.slug)
+
+
+@researcher_required
+@require_POST
+def study_models_delete(request, slug: str):
+    study = study_get(user=request.user, slug=slug)
+    model = request.POST.get("model", "")
+    if model_run_delete(study=study, model=model):
+        messages.success(request, f"Removed the answers of {model}.")
+    return redirect("studies:models", slug=study.slug)
+
+
+@researcher_required
+def study_models_prompts(request, slug: str):
+    study = study_get(user=request.user, slug=slug)
+    buffer = io.BytesIO()
+    prompts_export_write(study=study, out=buffer)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{prompts_filename(study)}"'
+    return response
