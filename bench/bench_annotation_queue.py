@@ -52,10 +52,10 @@ def parse_args():
     return parser.parse_args()
 
 
-def bench_database_url(url: str) -> tuple[str, str, str]:
+def bench_database_url(url: str, suffix: str = DB_SUFFIX) -> tuple[str, str, str]:
     """(bench database URL, its name, the maintenance database URL) on the same server."""
     parts = urlsplit(url)
-    name = (parts.path.lstrip("/") or "chartroom") + DB_SUFFIX
+    name = (parts.path.lstrip("/") or "chartroom") + suffix
     bench = urlunsplit(parts._replace(path=f"/{name}"))
     admin = urlunsplit(parts._replace(path="/postgres"))
     return bench, name, admin

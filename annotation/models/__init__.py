@@ -3,7 +3,6 @@
 from annotation.models.items import ImportBatch, Item, ReferenceLabels
 from annotation.models.project import Category, Project, ProjectMember, new_invite_code
 from annotation.models.quality import (
-    ControlResult,
     GoldItem,
     Qualification,
     QualificationRound,
@@ -16,7 +15,6 @@ from annotation.models.work import Assignment, LabelSet
 __all__ = [
     "Assignment",
     "Category",
-    "ControlResult",
     "GoldItem",
     "Qualification",
     "QualificationRound",

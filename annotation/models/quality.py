@@ -133,8 +133,13 @@ class Qualification(models.Model):
     labels_included = models.BooleanField(default=False)
     manual_reason = models.TextField(blank=True)
     # Running control score: the sum of per-control scores and how many controls.
+    # Each control's score is not stored apart: it is recomputed from the label set
+    # and the gold whenever needed (qualification_recount), which keeps a control's
+    # submit to the same statements as an ordinary one.
     controls_done = models.PositiveIntegerField(default=0)
     control_score_sum = models.FloatField(default=0.0)
+    # Controls submitted before this (the researcher resumed the annotator) no longer count.
+    controls_since = models.DateTimeField(null=True, blank=True)
     # Items taken since qualifying; drives the control rate deterministically.
     items_taken = models.PositiveIntegerField(default=0)
     controls_given = models.PositiveIntegerField(default=0)
@@ -181,20 +186,3 @@ class RoundAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"attempt {self.number} of {self.round}"
-
-
-class ControlResult(models.Model):
-    """How one control item's labels scored against gold (the label set itself stays in LabelSet)."""
-
-    qualification = models.ForeignKey(
-        Qualification, on_delete=models.CASCADE, related_name="control_results"
-    )
-    label_set = models.OneToOneField(
-        "annotation.LabelSet", on_delete=models.CASCADE, related_name="control_result"
-    )
-    gold = models.ForeignKey(GoldItem, on_delete=models.CASCADE, related_name="control_results")
-    score = models.FloatField()
-    scored_at = models.DateTimeField(default=timezone.now)
-
-    def __str__(self) -> str:
-        return f"control result {self.score:.2f}"

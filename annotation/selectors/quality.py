@@ -95,22 +95,34 @@ class FunnelStep:
 
 
 def funnel(project: Project) -> list[FunnelStep]:
-    """invited -> started -> passed round 1 -> ... -> qualified / eliminated."""
+    """invited -> started -> passed round 1 -> ... -> qualified / eliminated.
+
+    "Started" and "Passed round i" count what annotators did (their attempts), so
+    someone a researcher qualified by hand shows up only in "Qualified", and in
+    "Qualified by hand" beside it.
+    """
     members = ProjectMember.objects.filter(project=project).count()
     qs = Qualification.objects.filter(project=project)
-    counts = qs.aggregate(
-        started=Count("pk", filter=~Q(state=State.INVITED)),
-        qualified=Count("pk", filter=Q(state=State.QUALIFIED)),
-        eliminated=Count("pk", filter=Q(state=State.ELIMINATED)),
-    )
+    attempts = RoundAttempt.objects.filter(qualification=OuterRef("pk"))
+    rounds = list(project.rounds.order_by("position"))
+    passed = {r.position: Exists(attempts.filter(round=r, passed=True)) for r in rounds}
+    aggregates = {
+        "started": Count("pk", filter=Q(Exists(attempts))),
+        "qualified": Count("pk", filter=Q(state=State.QUALIFIED)),
+        "eliminated": Count("pk", filter=Q(state=State.ELIMINATED)),
+        **{f"round_{n}": Count("pk", filter=Q(e)) for n, e in passed.items()},
+    }
+    if rounds:
+        # Rounds are taken in order, so passing the last one means passing them all.
+        last = passed[rounds[-1].position]
+        aggregates["by_hand"] = Count("pk", filter=Q(state=State.QUALIFIED) & ~Q(last))
+    counts = qs.aggregate(**aggregates)
     steps = [FunnelStep("Invited", members), FunnelStep("Started", counts["started"])]
-    for round_ in project.rounds.order_by("position"):
-        passed = qs.filter(rounds_passed__gte=round_.position).count()
-        steps.append(FunnelStep(f"Passed round {round_.position}", passed))
-    steps += [
-        FunnelStep("Qualified", counts["qualified"]),
-        FunnelStep("Eliminated", counts["eliminated"]),
-    ]
+    steps += [FunnelStep(f"Passed round {n}", counts[f"round_{n}"]) for n in passed]
+    steps.append(FunnelStep("Qualified", counts["qualified"]))
+    if counts.get("by_hand"):
+        steps.append(FunnelStep("Qualified by hand", counts["by_hand"]))
+    steps.append(FunnelStep("Eliminated", counts["eliminated"]))
     return steps
 
 

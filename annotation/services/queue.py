@@ -28,9 +28,10 @@ from annotation.labels import LabelProblem, clean_labels
 from annotation.models import Assignment, Item, LabelSet, Project, ProjectMember
 from annotation.services.quality import (
     QualityError,
-    control_lease,
+    control_candidates,
     control_record,
     control_tally,
+    control_wanted,
     work_gate,
 )
 from annotation.services.reports.jobs import report_labels_arrived
@@ -141,32 +142,56 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
         _recount([current.item_id])
 
     # Quality control (annotation.services.quality): only qualified, active
-    # annotators get new work, and some of it is control items, leased through
-    # these same Assignment rows so nothing tells them apart.
+    # annotators get new work, and some of it is control items. Both candidates,
+    # the next ordinary item and a control, are looked up (and locked, skipping
+    # locked rows) on every request, and either is leased by the same code, so
+    # the statements run and the time they take do not depend on which one the
+    # draw picks. The unused row's lock ends with this short transaction.
     qualification = _quality_gate(project, annotator)
-    control = control_lease(
-        project=project, annotator=annotator, qualification=qualification, now=now
-    )
-    if control is not None:
-        return control
+    ordinary = _first_unlocked(_open_items(project, annotator))
+    control = None
+    if qualification is not None:
+        control = _first_unlocked(control_candidates(project=project, annotator=annotator))
+    if control is not None and control_wanted(project=project, qualification=qualification):
+        item, is_control = control, True
+    elif ordinary is not None:
+        item, is_control = ordinary, False
+    else:
+        return None
+    assignment = _lease_item(project, annotator, item, control=is_control, now=now)
+    control_tally(qualification=qualification, control=is_control)
+    return assignment
 
-    k = project.annotators_per_item
+
+def _open_items(project: Project, annotator: User):
+    """Items still short of k label sets that this annotator has not had, fullest first."""
     touched = Assignment.objects.filter(
         item=OuterRef("pk"), annotator=annotator, state__in=Assignment.FINAL
     )
-    item = (
-        Item.objects.filter(project=project, filled_count__lt=k)
+    return (
+        Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)
         .filter(~Exists(touched))
         .filter(gold__isnull=True)  # gold items only ever come as controls or in rounds
         .order_by("-filled_count", "-submitted_count", "position", "pk")
-        .select_for_update(skip_locked=True, of=("self",))
-        .first()
     )
-    if item is None:
-        return None
+
+
+def _first_unlocked(items) -> Item | None:
+    """Lock and return the first item nobody else is leasing right now."""
+    return items.select_for_update(skip_locked=True, of=("self",)).first()
+
+
+def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
+    """Give ``annotator`` a slot on the locked ``item``."""
+    k = project.annotators_per_item
     rows = list(Assignment.objects.filter(item=item))
-    taken = {row.slot for row in rows if row.state in Assignment.HOLDING}
-    free = sorted(set(range(k)) - taken)
+    if control:
+        # Any number of annotators label a control; slots past k keep the
+        # one-holder-per-slot constraint meaningful for them.
+        free = [k + len(rows)]
+    else:
+        taken = {row.slot for row in rows if row.state in Assignment.HOLDING}
+        free = sorted(set(range(k)) - taken)
     if not free:  # the counter was behind; fix it and let the retry pick again
         _recount([item.pk])
         raise IntegrityError("no free slot")
@@ -190,10 +215,10 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
             leased_at=now,
             expires_at=expires,
         )
+    # Counts holders on control items too, as _recount does.
     Item.objects.filter(pk=item.pk).update(filled_count=F("filled_count") + 1)
     item.filled_count += 1
     assignment.item = item
-    control_tally(qualification=qualification)
     return assignment
 
 
@@ -204,9 +229,9 @@ def _quality_gate(project: Project, annotator: User):
         raise QueueError(exc.message, status=exc.status, code=exc.code) from None
 
 
-def _clean(project: Project, item: Item, labels) -> list[list[str]]:
+def _clean(item: Item, labels, keys: list[str]) -> list[list[str]]:
     try:
-        return clean_labels(labels, sentences=len(item.sentences), keys=_category_keys(project))
+        return clean_labels(labels, sentences=len(item.sentences), keys=keys)
     except LabelProblem as exc:
         raise ValidationError({"labels": [str(exc)]}) from None
 
@@ -268,7 +293,8 @@ def assignment_draft_save(
         if assignment.state == State.LEASED and assignment.expires_at <= now:
             _expire_now(assignment, now)
         elif assignment.state == State.LEASED:
-            assignment.draft = _clean(assignment.project, assignment.item, labels)
+            keys = _category_keys(assignment.project)
+            assignment.draft = _clean(assignment.item, labels, keys)
             assignment.active_seconds = _active(assignment, active_seconds, now)
             assignment.draft_saved_at = now
             assignment.save(update_fields=["draft", "active_seconds", "draft_saved_at"])
@@ -286,7 +312,8 @@ def assignment_submit(
         if assignment.state == State.LEASED and assignment.expires_at <= now:
             _expire_now(assignment, now)
         elif assignment.state == State.LEASED:
-            cleaned = _clean(assignment.project, assignment.item, labels)
+            keys = _category_keys(assignment.project)
+            cleaned = _clean(assignment.item, labels, keys)
             active = _active(assignment, active_seconds, now)
             label_set = LabelSet.objects.create(
                 assignment=assignment,
@@ -305,7 +332,7 @@ def assignment_submit(
             )
             # Scores the label set against gold if the item is a control (the
             # label set is kept; selectors.quality leaves it out of the data).
-            control_record(label_set=label_set)
+            control_record(label_set=label_set, keys=keys)
             report_labels_arrived(project_id=assignment.project_id)
             return label_set
     raise QueueError(_ended_message(assignment))

@@ -178,4 +178,59 @@ def test_a_gold_edit_rescores_controls_and_can_pause(project, make_items, member
     q.refresh_from_db()
     assert (q.control_accuracy, q.work_state) == (0.0, "paused")
     assert AuditEntry.objects.filter(action="annotation.annotator_paused").exists()
+    rescored = AuditEntry.objects.filter(action="annotation.controls_rescored").order_by("pk")
+    assert [e.details["after"]["score"] for e in rescored] == [0.5, 0.0]
+    assert rescored[0].details["before"] == {"controls": 2, "score": 1.0}
+    assert [e.details["paused"] for e in rescored] == [True, False]  # 0.5 < 0.6 pauses
     assert GoldItem.objects.filter(labels=[[], ["value_error"]]).count() == 2
+
+
+def test_after_a_resume_a_gold_edit_rescores_only_the_controls_since(
+    project, make_items, members, researcher
+):
+    from annotation.services.quality import gold_set
+
+    setup = with_rounds(
+        project, make_items, researcher, controls=4, control_rate=0.5, min_controls=2,
+        pause_threshold=0.5,
+    )  # fmt: skip
+    make_items(project, 10)
+    (anna,) = members(1)
+    qualify(project, anna)
+    _work(project, anna, 20)  # two empty answers against GOLD_CONTROL: F1 0, paused
+    first = set(control_item_ids(project)) & set(
+        LabelSet.objects.filter(annotator=anna).values_list("item_id", flat=True)
+    )
+    assert len(first) == 2
+    annotator_decide(project=project, annotator=anna, action="resume", reason="Retrained",
+                     actor=researcher)  # fmt: skip
+    # Re-scoring an old control must not bring the old, forgiven scores back.
+    old_gold = next(g for g in setup["controls"] if g.item_id in first)
+    gold_set(project=project, item=old_gold.item, labels=[["value_error"], []], actor=researcher)
+    q = Qualification.objects.get(annotator=anna)
+    assert (q.controls_done, q.work_state) == (0, "active")
+    # Controls after the resume count: answering the rest right keeps a perfect score.
+    controls = control_item_ids(project)
+    _work(project, anna, 20, labels=lambda item: GOLD_CONTROL if item in controls else [[], []])
+    q.refresh_from_db()
+    assert q.controls_done == 2 and q.control_accuracy == 1.0 and q.work_state == "active"
+
+
+def test_a_control_submit_keeps_its_score_in_the_running_mean(
+    project, make_items, members, researcher
+):
+    """Hand-worked: gold [[label], []]; answer [[label, trend], []] gives TP 1, FP 1, F1 2/3."""
+    with_rounds(project, make_items, researcher, controls=1, control_rate=0.5, min_controls=50)
+    make_items(project, 4)
+    (anna,) = members(1)
+    qualify(project, anna)
+    controls = control_item_ids(project)
+    _work(project, anna, 6, labels=lambda item: (
+        [["label_error", "trend_error"], []] if item in controls else [[], []]
+    ))  # fmt: skip
+    q = Qualification.objects.get(annotator=anna)
+    assert q.controls_done == 1
+    assert q.control_accuracy == pytest.approx(2 / 3)
+    # The recount from the stored label sets gives the same number.
+    recounted = controls_module.qualification_recount(qualification_id=q.pk, actor=researcher)
+    assert recounted.control_accuracy == pytest.approx(2 / 3)

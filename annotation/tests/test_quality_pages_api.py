@@ -8,7 +8,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import Qualification, RoundAttempt
-from annotation.services.quality import policy_for
+from annotation.services.quality import annotator_decide, policy_for
 from annotation.tests.quality_setup import GOLD_A, qualify, with_rounds
 from core.models import AuditEntry
 
@@ -108,6 +108,13 @@ def test_researchers_see_the_funnel_answers_beside_gold_and_paused_notice(
     funnel = {step["label"]: step["count"] for step in overview["funnel"]}
     assert funnel == {"Invited": 3, "Started": 2, "Passed round 1": 1, "Passed round 2": 1,
                       "Qualified": 1, "Eliminated": 1}  # fmt: skip
+    # Qualified by hand: counted as qualified, not as having started or passed a round.
+    annotator_decide(project=project, annotator=cleo, action="qualify", reason="Known expert",
+                     actor=researcher)  # fmt: skip
+    overview = _api(researcher).get(f"/api/v1/projects/{project.slug}/quality/overview/").json()
+    funnel = {step["label"]: step["count"] for step in overview["funnel"]}
+    assert funnel == {"Invited": 3, "Started": 2, "Passed round 1": 1, "Passed round 2": 1,
+                      "Qualified": 2, "Qualified by hand": 1, "Eliminated": 1}  # fmt: skip
     client = Client()
     client.login(username=researcher.username, password=password)
     assert b"1 annotator paused" in client.get(f"/annotation/projects/{project.slug}/").content

@@ -6,9 +6,10 @@ from annotation.services.quality.common import (
     qualification_for,
 )
 from annotation.services.quality.controls import (
-    control_lease,
+    control_candidates,
     control_record,
     control_tally,
+    control_wanted,
     work_gate,
 )
 from annotation.services.quality.gold import gold_from_reference, gold_rescore, gold_set
@@ -32,9 +33,10 @@ __all__ = [
     "attempt_draft",
     "attempt_review",
     "attempt_start",
-    "control_lease",
+    "control_candidates",
     "control_record",
     "control_tally",
+    "control_wanted",
     "gold_from_reference",
     "gold_rescore",
     "gold_set",

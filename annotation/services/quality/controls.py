@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import random
 
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import (
     Assignment,
-    ControlResult,
     GoldItem,
     Item,
     LabelSet,
@@ -69,88 +69,83 @@ def control_items(project: Project):
     return GoldItem.objects.filter(project=project).filter(~Exists(in_round))
 
 
-def control_lease(*, project: Project, annotator, qualification: Qualification | None, now):
-    """Lease a control item if one is due for this annotator; None otherwise.
-
-    Called by the queue inside its transaction, before it looks for a normal item.
-    """
+def control_wanted(*, project: Project, qualification: Qualification | None) -> bool:
+    """Whether this annotator's next item should be a control (a fresh random draw each time)."""
     if qualification is None:
-        return None
+        return False
     policy = policy_for(project)
-    due = control_due(
+    return control_due(
         taken=qualification.items_taken,
         given=qualification.controls_given,
         rate=policy.control_rate,
         draw=_rng.random(),
     )
-    if not due:
-        return None
-    seen = Assignment.objects.filter(item=OuterRef("item_id"), annotator=annotator)
-    # One query picks and locks a random control the annotator has not had. SKIP
-    # LOCKED: waiting here while holding an old lease's item could deadlock with
-    # another annotator doing the same the other way round; a control skipped now
-    # is made up later by the rate's bounds.
-    item = (
-        Item.objects.filter(pk__in=control_items(project).filter(~Exists(seen)).values("item_id"))
+
+
+def control_candidates(*, project: Project, annotator):
+    """Control items this annotator has never had, in random order.
+
+    The queue picks from these exactly as it picks ordinary items (one locking
+    query, SKIP LOCKED), then leases the item through the same code.
+    """
+    in_round = QualificationRound.gold_items.through.objects.filter(golditem__item=OuterRef("pk"))
+    seen = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
+    return (
+        Item.objects.filter(project=project, gold__isnull=False)
+        .filter(~Exists(in_round))
+        .filter(~Exists(seen))
         .order_by("?")
-        .select_for_update(skip_locked=True, of=("self",))
-        .first()
-    )
-    if item is None:
-        return None
-    Qualification.objects.filter(pk=qualification.pk).update(
-        items_taken=qualification.items_taken + 1, controls_given=qualification.controls_given + 1
-    )
-    # Slots past k keep the one-holder-per-slot constraint meaningful for controls,
-    # which any number of annotators label.
-    used = Assignment.objects.filter(item=item).count()
-    return Assignment.objects.create(
-        project=project,
-        item=item,
-        annotator=annotator,
-        slot=project.annotators_per_item + used,
-        leased_at=now,
-        expires_at=now + project.lease_time,
     )
 
 
-def control_tally(*, qualification: Qualification | None) -> None:
-    """Count a normal item towards the control rate (called after the queue leased one)."""
+def control_tally(*, qualification: Qualification | None, control: bool) -> None:
+    """Count a leased item towards the control rate: one UPDATE, whichever kind it was."""
     if qualification is not None:
         Qualification.objects.filter(pk=qualification.pk).update(
-            items_taken=qualification.items_taken + 1
+            items_taken=qualification.items_taken + 1,
+            controls_given=qualification.controls_given + control,
         )
 
 
-def control_record(*, label_set: LabelSet) -> ControlResult | None:
+def control_record(*, label_set: LabelSet, keys: list[str]) -> float | None:
     """Score a submitted label set if its item is a control; may pause the annotator.
 
-    Ordinary items take the same first two queries and one write, so a submit's
-    response time says little about whether the item was a control.
+    Ordinary items run the very same statements: the same two reads and one
+    UPDATE of the annotator's standing (only its values differ), so a submit's
+    response time does not tell a control apart (bench/bench_controls.py).
+    ``keys`` are the project's category keys, which the submit has already read.
+    Returns the control's score, or None for an ordinary item.
     """
     gold = GoldItem.objects.filter(item_id=label_set.item_id).first()
     qualification = (
         Qualification.objects.select_for_update(of=("self",))
-        .select_related("project__quality")
+        .select_related("project__quality", "annotator")
         .filter(project_id=label_set.project_id, annotator_id=label_set.annotator_id)
         .first()
     )
     if qualification is None:
         return None
-    if gold is None:
-        Qualification.objects.filter(pk=qualification.pk).update(updated_at=timezone.now())
-        return None
     project = qualification.project
     policy = getattr(project, "quality", None) or policy_for(project)
-    score = score_labels(label_set.labels, gold.labels, category_keys(project))
-    value = score.value(policy.control_rule)
-    result = ControlResult.objects.create(
-        qualification=qualification, label_set=label_set, gold=gold, score=value
-    )
-    qualification.controls_done += 1
-    qualification.control_score_sum += value
+    value = None
+    if gold is not None:
+        value = score_labels(label_set.labels, gold.labels, keys).value(policy.control_rule)
+        qualification.controls_done += 1
+        qualification.control_score_sum += value
     _pause_if_below(qualification, policy, actor=None)
-    return result
+    return value
+
+
+def control_label_sets(qualification: Qualification):
+    """The annotator's label sets on control items that count towards their running score."""
+    label_sets = LabelSet.objects.filter(
+        project_id=qualification.project_id,
+        annotator_id=qualification.annotator_id,
+        item__gold__isnull=False,
+    )
+    if qualification.controls_since is not None:
+        label_sets = label_sets.filter(submitted_at__gte=qualification.controls_since)
+    return label_sets.select_related("item__gold")
 
 
 def _pause_if_below(qualification: Qualification, policy, *, actor) -> None:
@@ -180,11 +175,21 @@ def _pause_if_below(qualification: Qualification, policy, *, actor) -> None:
     qualification.save(update_fields=fields)
 
 
-def qualification_recount(*, qualification_id: int, actor) -> Qualification:
-    """Recompute the running control score from the results (after gold changed)."""
-    qualification = Qualification.objects.select_for_update().get(pk=qualification_id)
-    scores = list(qualification.control_results.values_list("score", flat=True))
-    qualification.controls_done = len(scores)
-    qualification.control_score_sum = float(sum(scores))
-    _pause_if_below(qualification, policy_for(qualification.project), actor=actor)
+def qualification_recount(*, qualification_id: int, actor, keys: list[str] | None = None):
+    """Recompute the running control score from the label sets (after gold changed)."""
+    with transaction.atomic():
+        qualification = (
+            Qualification.objects.select_for_update(of=("self",))
+            .select_related("project", "annotator")
+            .get(pk=qualification_id)
+        )
+        policy = policy_for(qualification.project)
+        keys = keys if keys is not None else category_keys(qualification.project)
+        scores = [
+            score_labels(ls.labels, ls.item.gold.labels, keys).value(policy.control_rule)
+            for ls in control_label_sets(qualification)
+        ]
+        qualification.controls_done = len(scores)
+        qualification.control_score_sum = float(sum(scores))
+        _pause_if_below(qualification, policy, actor=actor)
     return qualification

@@ -1,7 +1,7 @@
 """Gold labels: set by a researcher in gold mode, or taken over from imported reference labels.
 
 Changing gold after annotators were scored re-scores every finished attempt and
-control result that used it, and logs each change. An attempt whose pass/fail
+control label set that used it, and logs each change. An attempt whose pass/fail
 outcome flips is logged as such but the annotator's standing is left for the
 researcher to decide (qualify or disqualify by hand): silently eliminating
 someone mid-project, or letting someone in, because of a gold fix is a decision
@@ -14,15 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import (
-    ControlResult,
     GoldItem,
     Item,
+    LabelSet,
     Project,
+    Qualification,
     ReferenceLabels,
     RoundAttempt,
 )
 from annotation.services.quality.common import QualityError, category_keys, clean_for
-from annotation.services.quality.scoring import score_labels, score_many
+from annotation.services.quality.scoring import score_many
 from core.services.audit import audit_record
 
 
@@ -71,7 +72,7 @@ def gold_from_reference(*, project: Project, actor, item_ids=None) -> int:
 
 
 def gold_rescore(*, gold: GoldItem, actor) -> dict:
-    """Re-score finished attempts and control results that used ``gold``; log each change."""
+    """Re-score finished attempts and control label sets that used ``gold``; log each change."""
     from annotation.services.quality.controls import qualification_recount
 
     keys = category_keys(gold.project)
@@ -106,13 +107,28 @@ def gold_rescore(*, gold: GoldItem, actor) -> dict:
                 "outcome_changed": flipped,
             },
         )
-    rule = gold.project.quality.control_rule if hasattr(gold.project, "quality") else "f1"
-    touched = set()
-    for result in ControlResult.objects.filter(gold=gold).select_related("label_set"):
-        result.score = score_labels(result.label_set.labels, gold.labels, keys).value(rule)
-        result.save(update_fields=["score"])
-        touched.add(result.qualification_id)
-        changes["controls"] += 1
-    for qualification_id in touched:
-        qualification_recount(qualification_id=qualification_id, actor=actor)
+    # Control scores are recomputed from the label sets, so a recount of everyone
+    # who labelled this control picks up the new gold.
+    annotators = list(
+        LabelSet.objects.filter(item_id=gold.item_id).values_list("annotator_id", flat=True)
+    )
+    changes["controls"] = len(annotators)
+    touched = Qualification.objects.filter(
+        project_id=gold.project_id, annotator_id__in=annotators
+    ).select_related("annotator")
+    for before in touched:
+        after = qualification_recount(qualification_id=before.pk, actor=actor, keys=keys)
+        audit_record(
+            actor=actor,
+            action="annotation.controls_rescored",
+            subject=gold.project.subject,
+            reason="Gold labels changed after scoring.",
+            details={
+                "annotator": before.annotator.username,
+                "item": gold.item_id,
+                "before": {"controls": before.controls_done, "score": before.control_accuracy},
+                "after": {"controls": after.controls_done, "score": after.control_accuracy},
+                "paused": after.work_state != before.work_state,
+            },
+        )
     return changes

@@ -30,7 +30,7 @@ def _apply(qualification: Qualification, action: str) -> None:
         qualification.work_state = Work.ACTIVE
         qualification.paused_at = None
         # A fresh start: without it the old controls would pause them again at once.
-        qualification.control_results.all().delete()
+        qualification.controls_since = timezone.now()
         qualification.controls_done = 0
         qualification.control_score_sum = 0.0
     elif action == "block":
