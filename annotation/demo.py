@@ -33,6 +33,9 @@ from core.models import User
 DEMO_SLUG = "demo-captions"
 FIXTURE = Path(settings.BASE_DIR) / "fixtures" / "caption_charts.json"
 PRELABELLED = 16  # items the second and third demo annotators have already done
+# The first demo annotator has done a few too, so some items are complete (k = 3)
+# and the agreement report has numbers at once; the rest are left for whoever signs in.
+PRELABELLED_FIRST = 6
 
 
 def _demo_files(records) -> tuple[bytes, bytes]:
@@ -73,7 +76,7 @@ def _noisy(labels, keys, rng) -> list[list[str]]:
     return out
 
 
-def _prelabel(project: Project, annotators: list[User]) -> None:
+def _prelabel(project: Project, annotators: list[tuple[User, int]]) -> None:
     from annotation.services.quality import controls
 
     rng = random.Random(20240604)
@@ -85,11 +88,11 @@ def _prelabel(project: Project, annotators: list[User]) -> None:
         controls._rng = system_rng
 
 
-def _prelabel_with(project: Project, annotators: list[User], rng) -> None:
+def _prelabel_with(project: Project, annotators: list[tuple[User, int]], rng) -> None:
     keys = list(project.categories.values_list("key", flat=True))
     references = dict(project.items.values_list("pk", "reference__labels"))
-    for annotator in annotators:
-        for _ in range(PRELABELLED):
+    for annotator, count in annotators:
+        for _ in range(count):
             assignment = assignment_next(project=project, annotator=annotator)
             if assignment is None:
                 break
@@ -136,7 +139,8 @@ def load_annotation_demo(owner: User, annotators: list[User]) -> Project:
             user=owner,
         )
         _quality_demo(project, owner, annotators)
-        _prelabel(project, annotators[1:])
+        _prelabel(project, [(a, PRELABELLED) for a in annotators[1:]]
+                  + [(a, PRELABELLED_FIRST) for a in annotators[:1]])  # fmt: skip
     return project
 
 

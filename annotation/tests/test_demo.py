@@ -21,13 +21,13 @@ def test_the_demo_project_is_built_once_and_reused(researcher, make_user):
     assert ReferenceLabels.objects.filter(item__project=project).count() == 24
     assert set(items.values_list("split", flat=True)) == {"LVLM", "LLM", "FT"}
     per_annotator = Counter(LabelSet.objects.values_list("annotator__username", flat=True))
-    assert per_annotator == {"demo2": 16, "demo3": 16}
+    assert per_annotator == {"demo1": 6, "demo2": 16, "demo3": 16}
     assert project.members.count() == 4  # and annotator-new, who takes the qualification rounds
 
     again = load_annotation_demo(researcher, annotators)
     assert again.pk == project.pk
     assert Item.objects.filter(project=project).count() == 24
-    assert LabelSet.objects.count() == 32
+    assert LabelSet.objects.count() == 38
 
     # The first demo annotator starts on an item one label short of complete.
     # Control items come at random (annotation.services.quality), so they are off here.
