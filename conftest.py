@@ -42,6 +42,15 @@ def _isolated_media(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _empty_cache():
+    """Every test starts with an empty cache (a shared Redis one in CI outlives a test)."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _celery_mode(request):
     """Run tasks eagerly in-process, except in tests that need the real worker."""
     from config.celery import app

@@ -169,6 +169,25 @@ CHARTROOM_MAX_UPLOAD_BYTES = envint("CHARTROOM_MAX_UPLOAD_BYTES", 200 * 1024 * 1
 CHARTROOM_MAX_IMAGE_BYTES = envint("CHARTROOM_MAX_IMAGE_BYTES", 10 * 1024 * 1024)
 CHARTROOM_MAX_IMAGE_PIXELS = envint("CHARTROOM_MAX_IMAGE_PIXELS", 40_000_000)
 
+# --- cache ------------------------------------------------------------------------------------
+# Computed reports (e.g. the model analyses) are cached under a digest of their inputs. With
+# several web processes a shared Redis cache computes each once; without CACHE_URL each
+# process keeps its own in memory.
+CACHE_URL = os.environ.get("CACHE_URL", "").strip()
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://")):
+    raise ImproperlyConfigured("CACHE_URL must be a redis:// URL.")
+CACHES = {
+    "default": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "chartroom-test" if TESTING else "chartroom",
+        }
+        if CACHE_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
 # --- Celery -----------------------------------------------------------------------------------
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip()
 if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://")):

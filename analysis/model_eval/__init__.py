@@ -9,7 +9,13 @@ humans' (Figure 4, Kendall's tau). No Django here; see ``frames`` for the
 input frames.
 """
 
-from analysis.model_eval.fact import FactErrorRates, fact_error_rates, human_error_rates
+from analysis.model_eval.fact import (
+    HUMANS,
+    FactErrorRates,
+    fact_error_rates,
+    human_error_rates,
+    human_fact_rates,
+)
 from analysis.model_eval.mind import MIN_PREDICTIONS, mind_group_arrows, mind_metrics
 from analysis.model_eval.plots import (
     fact_error_svg,
@@ -31,6 +37,7 @@ from analysis.model_eval.simulate import BEHAVIOURS, simulate_model_answers
 __all__ = [
     "BEHAVIOURS",
     "EMPIRICAL_ESTIMATOR",
+    "HUMANS",
     "MIN_PREDICTIONS",
     "FactErrorRates",
     "ProbabilityParse",
@@ -42,6 +49,7 @@ __all__ = [
     "fact_error_svg",
     "fact_group_svg",
     "human_error_rates",
+    "human_fact_rates",
     "log_odds_comparison_svg",
     "mind_arrows_svg",
     "mind_group_arrows",

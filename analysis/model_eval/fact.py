@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.hmi import chi_square_manipulation, wilson_interval
+# The participants' chi-square row, so humans and models get the very same test.
+from analysis.hmi import _chi_square_row, chart_hmi, chi_square_manipulation, wilson_interval
 from analysis.model_eval.frames import (
     SCOPES,
     answer_frame,
@@ -17,6 +18,9 @@ from analysis.model_eval.frames import (
     natural_sorted,
     require,
 )
+
+# How the study's participants are labelled beside the models in tables and figures.
+HUMANS = "Humans"
 
 _RATE_COLUMNS = ["n", "n_errors", "error_rate", "ci_low", "ci_high"]
 OVERALL_COLUMNS = ["model", "scope", *_RATE_COLUMNS]
@@ -183,35 +187,131 @@ def fact_error_rates(
     )
 
 
+def _counts_frame(counts: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
+    counts = pd.DataFrame(counts)
+    require(counts, ("chart_id", "n", "n_wrong"), "counts")
+    if counts["chart_id"].duplicated().any():
+        raise ValueError("counts has more than one row for a chart")
+    unknown = set(counts["chart_id"]) - set(charts["chart_id"])
+    if unknown:
+        raise ValueError(f"counts refer to unknown chart(s) {natural_sorted(unknown)[:5]}")
+    n = pd.to_numeric(counts["n"], errors="coerce")
+    wrong = pd.to_numeric(counts["n_wrong"], errors="coerce")
+    if n.isna().any() or wrong.isna().any() or (wrong < 0).any() or (wrong > n).any():
+        raise ValueError("counts need whole numbers with 0 <= n_wrong <= n")
+    out = pd.DataFrame(
+        {
+            "chart_id": counts["chart_id"].to_numpy(),
+            "n": n.astype(int).to_numpy(),
+            "n_wrong": wrong.astype(int).to_numpy(),
+        }
+    )
+    meta = charts[["chart_id", "group", "version"]]
+    return out.merge(meta, on="chart_id", how="left", validate="one_to_one")
+
+
+def _pooled(part: pd.DataFrame, scope: str, confidence: float) -> dict:
+    if scope != "all":
+        part = part[part["version"] == (1 if scope == "non-manipulated" else 2)]
+    n, k = int(part["n"].sum()), int(part["n_wrong"].sum())
+    low, high = wilson_interval(k, n, confidence)
+    return {
+        "n": n,
+        "n_errors": k,
+        "error_rate": k / n if n else np.nan,
+        "ci_low": low,
+        "ci_high": high,
+    }
+
+
+def _pooled_chi_square(label: str, counts: pd.DataFrame, correction: bool) -> dict:
+    # The 2x2 table only needs the four totals, so they are laid out as one
+    # row per trial and handed to the participants' test.
+    blocks = []
+    for version in (1, 2):
+        part = counts[counts["version"] == version]
+        n, k = int(part["n"].sum()), int(part["n_wrong"].sum())
+        blocks.append(
+            pd.DataFrame({"version": version, "error": np.repeat([1.0, 0.0], [k, n - k])})
+        )
+    table = pd.concat(blocks, ignore_index=True)
+    row = _chi_square_row(table, correction)
+    return {"model": label, **{c: row[c] for c in CHI_SQUARE_COLUMNS if c != "model"}}
+
+
+def human_fact_rates(
+    counts: pd.DataFrame,
+    charts: pd.DataFrame,
+    *,
+    label: str = HUMANS,
+    confidence: float = 0.95,
+    correction: bool = True,
+) -> FactErrorRates:
+    """The humans' FACT error rates, pooled over the included participants (Figure 3).
+
+    ``counts`` has one row per chart: chart_id, n (included participants shown
+    the chart) and n_wrong (those who did not answer its FACT question
+    correctly, unanswered included), as :func:`analysis.hmi.chart_hmi` returns
+    them. For a scope S (non-manipulated, manipulated or all charts):
+
+        error rate(S) = sum_{c in S} n_wrong_c / sum_{c in S} n_c
+
+    which is the mean over every included participant x chart trial of "not
+    correct" (CHARTOM section 5.1, Figure 3's "human" bars; per group, Figure
+    6), so the "all" rate equals the mean HMI weighted by n. The Wilson
+    interval treats the pooled trials as independent, like the models'
+    intervals; it understates the uncertainty when participants differ in
+    skill. ``chi_square`` is the test of the models (Yates by default) on the
+    pooled 2x2 table, the same as :func:`analysis.hmi.chi_square_manipulation`'s
+    "overall" row. ``coverage`` is empty: participants' unanswered trials
+    count as errors rather than as missing.
+    """
+    charts = chart_frame(charts)
+    pooled = _counts_frame(counts, charts)
+    manipulations = group_manipulations(charts)
+    overall = [
+        {"model": label, "scope": scope, **_pooled(pooled, scope, confidence)} for scope in SCOPES
+    ]
+    by_group = [
+        {
+            "model": label,
+            "group": group,
+            "manipulation": manipulations.get(group),
+            "scope": scope,
+            **_pooled(pooled[pooled["group"] == group], scope, confidence),
+        }
+        for group in natural_sorted(charts["group"].unique())
+        for scope in SCOPES[:2]
+    ]
+    return FactErrorRates(
+        overall=pd.DataFrame(overall, columns=OVERALL_COLUMNS),
+        by_group=pd.DataFrame(by_group, columns=GROUP_COLUMNS),
+        coverage=pd.DataFrame(columns=COVERAGE_COLUMNS),
+        chi_square=pd.DataFrame(
+            [_pooled_chi_square(label, pooled, correction)], columns=CHI_SQUARE_COLUMNS
+        ),
+    )
+
+
 def human_error_rates(
     trials: pd.DataFrame,
     charts: pd.DataFrame,
     *,
-    label: str = "humans",
+    label: str = HUMANS,
     confidence: float = 0.95,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The humans' pooled FACT error rates in the layout of :func:`fact_error_rates`.
+    """The humans' pooled FACT error rates from trials, in the layout of :func:`fact_error_rates`.
 
     ``trials`` are the included participants' (participant, chart_id,
-    correct); unanswered counts as an error here, as in HMI (section 4.2), so
-    the "all" rate equals the mean HMI weighted by each chart's n. All trials
-    are pooled and the Wilson interval treats them as independent, which
-    understates the uncertainty when participants differ in skill.
+    correct); unanswered counts as an error, as in HMI (section 4.2). The
+    trials are counted per chart with :func:`analysis.hmi.chart_hmi` and pooled
+    by :func:`human_fact_rates`, which gives the formula.
 
     Returns (overall, by_group) with ``model`` set to ``label``, ready to
-    concatenate with the models' frames for Figure 3.
+    concatenate with the models' frames for Figures 3 and 6.
     """
     trials = pd.DataFrame(trials)
     require(trials, ("participant", "chart_id", "correct"), "trials")
-    charts = chart_frame(charts)
-    correct = trials["correct"].astype(object)
-    answers = pd.DataFrame(
-        {
-            "model": trials["participant"].astype(str).to_numpy(),
-            "chart_id": trials["chart_id"].to_numpy(),
-            "correct": correct.where(correct.notna(), False).to_numpy(),
-        }
-    )
-    scored = answer_frame(answers, charts)
-    scored["model"] = label
-    return _rates(scored, charts, [label], confidence)
+    counts = chart_hmi(trials)[["chart_id", "n", "n_wrong"]]
+    rates = human_fact_rates(counts, charts, label=label, confidence=confidence)
+    return rates.overall, rates.by_group

@@ -11,6 +11,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from analysis.hmi_plots import MANIPULATED_COLOUR, NON_MANIPULATED_COLOUR
+from analysis.model_eval.fact import HUMANS
 from analysis.model_eval.frames import SCOPES, models_in, prediction_frame, require
 from analysis.svg import figure_to_svg
 
@@ -21,6 +22,10 @@ _SCOPE_COLOUR = {
     "all": ALL_COLOUR,
 }
 PREDICTION_COLOUR = "#d62728"
+# The humans' bars keep the scope colours and add a hatch on a grey band, so they
+# stand apart from the models' bars in colour and in greyscale print alike.
+HUMANS_HATCH = "///"
+HUMANS_BAND = "#ececec"
 
 
 def _text(value) -> str:
@@ -42,27 +47,46 @@ def _panels(n: int, width: float = 3.2, height: float = 3.2, columns: int = 3):
     return fig, axes
 
 
-def fact_error_svg(overall: pd.DataFrame, *, title: str | None = None) -> str:
+def _humans_first(models: list, humans: str | None) -> tuple[list, bool]:
+    if humans is not None and humans in models:
+        return [humans, *[m for m in models if m != humans]], True
+    return models, False
+
+
+def fact_error_svg(
+    overall: pd.DataFrame, *, title: str | None = None, humans: str | None = HUMANS
+) -> str:
     """Grouped bars of FACT error rate per model and scope, with Wilson intervals (Figure 3).
 
     Takes ``FactErrorRates.overall``, optionally concatenated with
-    :func:`human_error_rates`' overall frame to add the humans as a bar group.
+    :func:`human_fact_rates`' overall frame. The rows whose model is
+    ``humans`` are drawn first, hatched on a shaded band and labelled in bold,
+    as the paper puts the human bars beside the models'; their bars carry the
+    SVG ids ``humans-<scope>``.
     """
     frame = pd.DataFrame(overall)
     require(frame, ("model", "scope", "error_rate", "ci_low", "ci_high"), "overall")
-    models = models_in(frame)
+    models, with_humans = _humans_first(models_in(frame), humans)
     if not models or frame["error_rate"].notna().sum() == 0:
         return _placeholder("No FACT answers yet.")
     fig = Figure(figsize=(max(5.0, 1.3 * len(models) + 2), 4.0))
     ax = fig.add_subplot()
     width = 0.26
     x = np.arange(len(models))
+    if with_humans:
+        ax.axvspan(-0.5, 0.5, color=HUMANS_BAND, zorder=0)
     for i, scope in enumerate(SCOPES):
         part = frame[frame["scope"] == scope].set_index("model").reindex(models)
         rate = part["error_rate"].to_numpy(float)
         low, high = part["ci_low"].to_numpy(float), part["ci_high"].to_numpy(float)
         pos = x + (i - 1) * width
-        ax.bar(pos, np.nan_to_num(rate), width=width, color=_SCOPE_COLOUR[scope], label=scope)
+        bars = ax.bar(
+            pos, np.nan_to_num(rate), width=width, color=_SCOPE_COLOUR[scope], label=scope
+        )
+        if with_humans:
+            bars[0].set_hatch(HUMANS_HATCH)
+            bars[0].set_edgecolor("#222222")
+            bars[0].set_gid(f"humans-{scope}")
         ok = np.isfinite(rate) & np.isfinite(low) & np.isfinite(high)
         if ok.any():
             ax.errorbar(
@@ -80,19 +104,41 @@ def fact_error_svg(overall: pd.DataFrame, *, title: str | None = None) -> str:
         rotation=30 if len(models) > 4 else 0,
         ha="right" if len(models) > 4 else "center",
     )
+    if with_humans:
+        ax.get_xticklabels()[0].set_fontweight("bold")
+        ax.axvline(0.5, color="#999999", linewidth=0.8, linestyle=":")
+    ax.set_xlim(-0.5, len(models) - 0.5)
     ax.set_ylim(0, 1)
     ax.set_ylabel("FACT error rate")
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    handles = [Patch(color=_SCOPE_COLOUR[s], label=s) for s in SCOPES]
+    if with_humans:
+        handles.append(
+            Patch(
+                facecolor="white",
+                edgecolor="#222222",
+                hatch=HUMANS_HATCH,
+                label=f"{_text(humans)} (study participants)",
+            )
+        )
+    ax.legend(
+        handles=handles, frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0)
+    )
     ax.set_title(_text(title) if title else "FACT error rate, 95% Wilson intervals", fontsize=10)
     return figure_to_svg(fig)
 
 
-def fact_group_svg(by_group: pd.DataFrame, *, title: str | None = None) -> str:
-    """Heat map of FACT error rate per group (rows) and model x version (columns): Figure 6."""
+def fact_group_svg(
+    by_group: pd.DataFrame, *, title: str | None = None, humans: str | None = HUMANS
+) -> str:
+    """Heat map of FACT error rate per group (rows) and model x version (columns): Figure 6.
+
+    The ``humans`` columns, when present, come first, in bold, set off from
+    the models by a line.
+    """
     frame = pd.DataFrame(by_group)
     require(frame, ("model", "group", "scope", "error_rate"), "by_group")
-    models = models_in(frame)
+    models, with_humans = _humans_first(models_in(frame), humans)
     groups = list(dict.fromkeys(frame["group"]))
     if not models or not groups:
         return _placeholder("No FACT answers yet.")
@@ -113,6 +159,10 @@ def fact_group_svg(by_group: pd.DataFrame, *, title: str | None = None) -> str:
         [f"{_text(m)}\n{'plain' if s == 'non-manipulated' else 'manip.'}" for m, s in columns],
         fontsize=7,
     )
+    if with_humans:
+        for tick in ax.get_xticklabels()[:2]:
+            tick.set_fontweight("bold")
+        ax.axvline(1.5, color="#222222", linewidth=2.0, gid="humans-separator")
     labels = {}
     if "manipulation" in frame:
         labels = dict(zip(frame["group"], frame["manipulation"], strict=False))

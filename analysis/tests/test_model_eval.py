@@ -239,7 +239,7 @@ def test_human_error_rates_count_unanswered_as_wrong_like_hmi():
     overall = overall.set_index("scope")
     assert overall.loc["manipulated", ["n", "n_errors"]].tolist() == [2, 2]
     assert overall.loc["all", "error_rate"] == pytest.approx(0.5)
-    assert set(overall["model"]) == {"humans"}
+    assert set(overall["model"]) == {"Humans"}
     assert len(by_group) == 2
 
 

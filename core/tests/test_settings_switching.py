@@ -22,6 +22,8 @@ print(json.dumps({
     "csrf_secure": getattr(settings, "CSRF_COOKIE_SECURE", False),
     "media": str(settings.MEDIA_ROOT),
     "hosts": settings.ALLOWED_HOSTS,
+    "cache": settings.CACHES["default"]["BACKEND"],
+    "cache_location": settings.CACHES["default"].get("LOCATION", ""),
 }))
 """
 
@@ -31,7 +33,14 @@ def run_probe(tmp_path, **env_overrides):
         k: v
         for k, v in os.environ.items()
         if k
-        not in {"DATABASE_URL", "CELERY_BROKER_URL", "SECRET_KEY", "DJANGO_DEBUG", "ALLOWED_HOSTS"}
+        not in {
+            "DATABASE_URL",
+            "CELERY_BROKER_URL",
+            "CACHE_URL",
+            "SECRET_KEY",
+            "DJANGO_DEBUG",
+            "ALLOWED_HOSTS",
+        }  # fmt: skip
     }
     env.update(
         {"DJANGO_SETTINGS_MODULE": "config.settings", "CHARTROOM_VAR_DIR": str(tmp_path / "var")}
@@ -107,3 +116,13 @@ def test_a_malformed_boolean_is_a_clear_error(tmp_path):
     result = run_probe(tmp_path, DJANGO_DEBUG="maybe")
     assert result.returncode != 0
     assert "DJANGO_DEBUG must be one of" in result.stderr
+
+
+def test_cache_url_switches_to_a_shared_redis_cache(tmp_path):
+    conf = json.loads(run_probe(tmp_path).stdout)
+    assert conf["cache"] == "django.core.cache.backends.locmem.LocMemCache"
+    conf = json.loads(run_probe(tmp_path, CACHE_URL="redis://127.0.0.1:6379/1").stdout)
+    assert conf["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert conf["cache_location"] == "redis://127.0.0.1:6379/1"
+    refused = run_probe(tmp_path, CACHE_URL="memcached://127.0.0.1:11211")
+    assert refused.returncode != 0 and "CACHE_URL must be a redis:// URL" in refused.stderr

@@ -18,4 +18,9 @@ urlpatterns = [
         views.ModelPromptsView.as_view(),
         name="study-model-prompts",
     ),
+    path(
+        "studies/<slug:slug>/models/export/",
+        views.ModelEvalExportView.as_view(),
+        name="study-model-export",
+    ),
 ]

@@ -12,11 +12,17 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.errors import error_body
 from core.permissions import IsResearcher
 from studies.model_answers_format import DEFAULT_MAX_BYTES
 from studies.selectors.model_eval import model_eval_report
 from studies.selectors.study import study_get
 from studies.services.model_eval import model_answers_import
+from studies.services.model_eval_export import (
+    ModelEvalExportError,
+    model_eval_export_filename,
+    model_eval_export_write,
+)
 from studies.services.model_prompts import prompts_export_write, prompts_filename
 
 
@@ -68,10 +74,21 @@ class ModelEvalSerializer(serializers.Serializer):
     has_hmi = serializers.BooleanField()
     messages = serializers.ListField(child=serializers.CharField())
     fact = serializers.JSONField(required=False, help_text="overall, by_group, chi_square tables")
-    mind = serializers.JSONField(required=False, help_text="metrics and arrows tables")
+    mind = serializers.JSONField(
+        required=False, help_text="metrics, arrows and per-chart predictions tables"
+    )
     log_odds = serializers.JSONField(required=False, help_text="models and humans tables")
+    humans = serializers.JSONField(
+        allow_null=True,
+        help_text="label, participants, trials, results_computed_at of the humans' rows "
+        "(first in the fact tables); null before the study's results are computed",
+    )
+    seed = serializers.IntegerField()
+    estimators = serializers.DictField(child=serializers.CharField())
     kendall = serializers.JSONField(required=False, allow_null=True)
-    justifications = serializers.JSONField(required=False, help_text="per_model, by_group")
+    justifications = serializers.JSONField(
+        required=False, help_text="per_model, by_group and per-chart tables"
+    )
     svg = serializers.JSONField(required=False, help_text="With ?svg=1.")
 
 
@@ -132,4 +149,34 @@ class ModelPromptsView(StudyModelsScoped, APIView):
         prompts_export_write(study=study, out=buffer)
         response = HttpResponse(buffer.getvalue(), content_type="application/zip")
         response["Content-Disposition"] = f'attachment; filename="{prompts_filename(study)}"'
+        return response
+
+
+class ModelEvalExportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.DictField()
+
+
+class ModelEvalExportView(StudyModelsScoped, APIView):
+    @extend_schema(
+        summary="A zip of every model analysis: one CSV per table, report.json, the SVG figures "
+        "and a README.txt data dictionary",
+        responses={
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY),
+            409: OpenApiResponse(
+                ModelEvalExportErrorSerializer, description="No model answers yet."
+            ),
+        },
+    )
+    def get(self, request, slug):
+        study = self.get_study()
+        buffer = io.BytesIO()
+        try:
+            model_eval_export_write(study=study, out=buffer)
+        except ModelEvalExportError as exc:
+            return Response(error_body(str(exc)), status=409)
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{model_eval_export_filename(study)}"'
+        )
         return response

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from django.core.cache import cache
 
 from analysis import model_eval as me
-from analysis.hmi import MIXED_ESTIMATOR
+from analysis.hmi import MIXED_ESTIMATOR, _natural_key
 from analysis.justifications import justification_report
+from analysis.model_eval.frames import prediction_frame
 from studies.model_answers_format import ModelAnswerRow, coverage
 from studies.models import ManipulationType, ModelAnswer, ModelRun, Study, StudyResults
 from studies.selectors.results import chart_catalogue
@@ -55,7 +59,10 @@ def model_answer_frame(study: Study) -> pd.DataFrame:
             "mind_answer",
         )
     )
-    frame = pd.DataFrame(list(rows), columns=ANSWER_COLUMNS)
+    # Sorted here rather than by the database, whose collation decides the order
+    # of names and ids differently on SQLite and PostgreSQL: exports must not differ.
+    rows = sorted(rows, key=lambda r: (r[0], _natural_key(r[1])))
+    frame = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
     frame["correct"] = frame["correct"].astype(object)
     return frame
 
@@ -69,17 +76,54 @@ def analysis_charts(catalogue: pd.DataFrame) -> pd.DataFrame:
     return charts
 
 
-def human_hmi(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(chart_id, hmi) and the humans' log odds rows, from the last computed results."""
-    snapshot = StudyResults.objects.filter(study=study).values_list("data", flat=True).first()
-    data = snapshot or {}
+@dataclass(frozen=True)
+class HumanSnapshot:
+    """What the study's last computed results say about its included participants."""
+
+    hmi: pd.DataFrame  # chart_id, hmi
+    counts: pd.DataFrame  # chart_id, n, n_wrong
+    log_odds: pd.DataFrame  # the humans' log odds rows, every estimator
+    participants: int | None
+    computed_at: str | None
+
+
+def human_snapshot(study: Study) -> HumanSnapshot:
+    """The humans' side of the model comparison, from the last computed results.
+
+    The models are compared with the same snapshot the results page shows, so
+    the HMI they are scored against and the humans' error rates beside them
+    come from one set of included participants.
+    """
+    snapshot = StudyResults.objects.filter(study=study).values_list("data", "computed_at").first()
+    data, computed_at = snapshot or ({}, None)
+    data = data or {}
+    charts = data.get("charts", [])
     hmi = pd.DataFrame(
-        [{"chart_id": c["chart_id"], "hmi": c.get("hmi")} for c in data.get("charts", [])],
+        [{"chart_id": c["chart_id"], "hmi": c.get("hmi")} for c in charts],
         columns=["chart_id", "hmi"],
     )
     hmi["hmi"] = pd.to_numeric(hmi["hmi"], errors="coerce").astype(float)
-    log_odds = pd.DataFrame(data.get("log_odds") or [])
-    return hmi, log_odds
+    counts = pd.DataFrame(
+        [
+            {"chart_id": c["chart_id"], "n": c.get("n"), "n_wrong": c.get("n_wrong")}
+            for c in charts
+            if c.get("n") is not None and c.get("n_wrong") is not None
+        ],
+        columns=["chart_id", "n", "n_wrong"],
+    )
+    return HumanSnapshot(
+        hmi=hmi,
+        counts=counts,
+        log_odds=pd.DataFrame(data.get("log_odds") or []),
+        participants=(data.get("funnel") or {}).get("included"),
+        computed_at=computed_at.isoformat() if computed_at else None,
+    )
+
+
+def human_hmi(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(chart_id, hmi) and the humans' log odds rows, from the last computed results."""
+    snapshot = human_snapshot(study)
+    return snapshot.hmi, snapshot.log_odds
 
 
 def vocabularies(catalogue: pd.DataFrame) -> dict[str, tuple[str, ...]]:
@@ -94,23 +138,30 @@ def vocabularies(catalogue: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def clean(value):
+def clean(value, digits: int | None = 4):
+    """JSON-safe: NaN and infinities become None, numpy scalars plain; floats rounded to ``digits``.
+
+    ``digits=None`` keeps full precision (the file export, where p-values of
+    1e-8 must not read as 0).
+    """
     if isinstance(value, float | np.floating):
         value = float(value)
-        return None if math.isnan(value) or math.isinf(value) else round(value, 4)
+        if math.isnan(value) or math.isinf(value):
+            return None
+        return value if digits is None else round(value, digits)
     if isinstance(value, np.integer | np.bool_):
         return value.item()
     if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
+        return [clean(v, digits) for v in value]
     if value is pd.NA or value is pd.NaT:
         return None
     return value
 
 
-def table(frame: pd.DataFrame, columns: list[str] | None = None) -> dict:
-    """A frame as {columns, rows} for templates and JSON, NaN as None."""
+def table(frame: pd.DataFrame, columns: list[str] | None = None, digits: int | None = 4) -> dict:
+    """A frame as {columns, labels, rows} for templates and JSON, NaN as None."""
     columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
-    rows = [[clean(v) for v in record] for record in frame[columns].itertuples(index=False)]
+    rows = [[clean(v, digits) for v in record] for record in frame[columns].itertuples(index=False)]
     return {
         "columns": columns,
         "labels": [LABELS.get(c, c.replace("_", " ")) for c in columns],
@@ -136,32 +187,150 @@ def _coverage(study_answers: pd.DataFrame, chart_ids: list[str]) -> list[dict]:
     return [coverage_dict(c) for c in coverage(rows, chart_ids)]
 
 
-def model_eval_report(study: Study, *, svg: bool = True, seed: int | None = None) -> dict:
-    """Every analysis of the study's model answers, JSON-ready; empty parts say why."""
-    catalogue = chart_catalogue(study)
-    answers = model_answer_frame(study)
-    hmi, human_log_odds = human_hmi(study)
+# ------------------------------------------------------------------ the report
+
+# Bump when the report's content or shape changes, so reports cached by an older
+# version are not served after a deploy.
+REPORT_VERSION = 2
+REPORT_CACHE_SECONDS = 6 * 60 * 60
+
+PREDICTION_COLUMNS = [
+    "model",
+    "chart_id",
+    "group",
+    "version",
+    "manipulation",
+    "hmi",
+    "prediction",
+    "abs_error",
+]
+
+
+def humans_label(models) -> str:
+    """The humans' label beside the models: "Humans", unless a model already has that name."""
+    return me.HUMANS if me.HUMANS not in set(models) else f"{me.HUMANS} (participants)"
+
+
+def _fingerprint(*parts) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        text = part.to_csv(index=False) if isinstance(part, pd.DataFrame) else repr(part)
+        digest.update(text.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def report_cache_key(study: Study, *, catalogue, answers, words, svg: bool, seed: int) -> str:
+    """The report's cache key: a digest of every input, so any change is a new key.
+
+    The inputs are the chart catalogue, every stored model answer (so a
+    re-import, a removal or a runner's new answer changes the key), the
+    manipulation vocabularies, and the id and time of the last computed results
+    (the humans' side). Nothing needs deleting when they change; stale entries
+    just expire.
+    """
+    results = StudyResults.objects.filter(study=study).values_list("pk", "computed_at").first()
+    state = _fingerprint(
+        REPORT_VERSION,
+        catalogue,
+        answers,
+        sorted(words.items()),
+        results,
+        (svg, seed),
+    )
+    return f"studies:model-eval:{study.pk}:{state}"
+
+
+def _predictions_table(predictions, hmi, charts) -> pd.DataFrame:
+    joined = prediction_frame(predictions, hmi)
+    joined = joined.merge(
+        charts[["chart_id", "group", "version", "manipulation"]], on="chart_id", how="left"
+    )
+    joined["abs_error"] = (joined["prediction"] - joined["hmi"]).abs()
+    return joined[PREDICTION_COLUMNS]
+
+
+def _ranking(result) -> dict:
+    return {
+        "tau": clean(result.tau, None),
+        "p_value": clean(result.p_value, None),
+        "n_groups": result.n_groups,
+        "groups": list(result.groups),
+        "left_out": result.left_out,
+        "message": result.message,
+    }
+
+
+def _human_rates(humans: HumanSnapshot, charts: pd.DataFrame, label: str):
+    """The humans' FACT rates, or None with the reason."""
+    if humans.computed_at is None:
+        return None, "Compute the study's results to see the humans beside the models."
+    counts = humans.counts[humans.counts["chart_id"].isin(set(charts["chart_id"]))]
+    if counts.empty or int(counts["n"].sum()) == 0:
+        return None, "The study's results have no included participants to set beside the models."
+    try:
+        return me.human_fact_rates(counts, charts, label=label), None
+    except ValueError as exc:
+        return None, f"The humans' FACT error rates could not be computed: {exc}"
+
+
+def _build_report(
+    study: Study,
+    *,
+    catalogue: pd.DataFrame,
+    answers: pd.DataFrame,
+    words: dict,
+    svg: bool,
+    seed: int,
+) -> dict:
+    """Every analysis at full precision; :func:`model_eval_report` rounds for display."""
+    humans = human_snapshot(study)
+    hmi, human_log_odds = humans.hmi, humans.log_odds
+    models = sorted(set(answers["model"]))
     report: dict = {
-        "models": sorted(set(answers["model"])),
+        "models": models,
         "coverage": [],
         "has_hmi": bool(hmi["hmi"].notna().any()),
+        "humans": None,
+        "seed": seed,
+        "estimators": ESTIMATORS,
         "messages": [],
     }
     if answers.empty or catalogue.empty:
-        report["messages"].append("No model answers imported yet.")
+        report["messages"].append(NO_ANSWERS)
         return report
     charts = analysis_charts(catalogue)
     report["coverage"] = _coverage(answers, list(catalogue["chart_id"]))
     fact = me.fact_error_rates(answers[["model", "chart_id", "correct"]], charts)
+    label = humans_label(models)
+    human_rates, why = _human_rates(humans, charts, label)
+    overall, by_group, chi = fact.overall, fact.by_group, fact.chi_square
+    if human_rates is None:
+        report["messages"].append(why)
+    else:
+        # Humans first, as the paper's Figure 3 sets them before the models.
+        overall = pd.concat([human_rates.overall, overall], ignore_index=True)
+        by_group = pd.concat([human_rates.by_group, by_group], ignore_index=True)
+        chi = pd.concat([human_rates.chi_square, chi], ignore_index=True)
+        report["humans"] = {
+            "label": label,
+            "participants": humans.participants,
+            "trials": int(human_rates.overall.set_index("scope").loc["all", "n"]),
+            "results_computed_at": humans.computed_at,
+        }
     report["fact"] = {
-        "overall": table(fact.overall),
-        "by_group": table(fact.by_group),
-        "chi_square": table(fact.chi_square),
+        "overall": table(overall, digits=None),
+        "by_group": table(by_group, digits=None),
+        "chi_square": table(chi, digits=None),
     }
     predictions = answers[["model", "chart_id", "prediction"]]
     mind = me.mind_metrics(predictions, hmi)
     arrows = me.mind_group_arrows(predictions, hmi, charts)
-    report["mind"] = {"metrics": table(mind), "arrows": table(arrows)}
+    report["mind"] = {
+        "metrics": table(mind, digits=None),
+        "arrows": table(arrows, digits=None),
+        "predictions": table(_predictions_table(predictions, hmi, charts), digits=None),
+    }
     if not report["has_hmi"]:
         report["messages"].append(
             "The study has no computed HMI yet: compute the results to score MIND predictions."
@@ -170,54 +339,44 @@ def model_eval_report(study: Study, *, svg: bool = True, seed: int | None = None
     model_log_odds = pd.DataFrame()
     try:
         model_log_odds = me.model_population_log_odds(
-            answered, charts, seed=study.seed if seed is None else seed, include_gee=False
+            answered, charts, seed=seed, include_gee=False
         )
     except ValueError as exc:
         report["messages"].append(f"No model-population log odds: {exc}")
-    report["log_odds"] = {"models": table(model_log_odds), "humans": table(human_log_odds)}
+    report["log_odds"] = {
+        "models": table(model_log_odds, digits=None),
+        "humans": table(human_log_odds, digits=None),
+    }
     ranking = None
+    report["kendall"] = None
     if not model_log_odds.empty and not human_log_odds.empty:
         ranking = me.compare_rankings(human_log_odds, model_log_odds)
-        report["kendall"] = {
-            "tau": clean(ranking.tau),
-            "p_value": clean(ranking.p_value),
-            "n_groups": ranking.n_groups,
-            "left_out": ranking.left_out,
-            "message": ranking.message,
-        }
-    else:
-        report["kendall"] = None
+        report["kendall"] = _ranking(ranking)
     # The mixed model leaves out every group where all models got the plain (or the
     # manipulated) charts right, which is common for models; the pooled empirical
     # estimate stays finite there, so it ranks more groups.
     empirical = me.empirical_log_odds(answered, charts)
-    report["log_odds"]["models_empirical"] = table(empirical)
+    report["log_odds"]["models_empirical"] = table(empirical, digits=None)
     report["kendall_empirical"] = None
     if not human_log_odds.empty and "estimator" in human_log_odds:
-        humans = human_log_odds[human_log_odds["estimator"] == MIXED_ESTIMATOR]
+        mixed = human_log_odds[human_log_odds["estimator"] == MIXED_ESTIMATOR]
         ranking_empirical = me.compare_rankings(
-            dict(zip(humans["group"], pd.to_numeric(humans["log_odds_ratio"]), strict=True)),
+            dict(zip(mixed["group"], pd.to_numeric(mixed["log_odds_ratio"]), strict=True)),
             dict(zip(empirical["group"], empirical["log_odds_ratio"], strict=True)),
         )
-        report["kendall_empirical"] = {
-            "tau": clean(ranking_empirical.tau),
-            "p_value": clean(ranking_empirical.p_value),
-            "n_groups": ranking_empirical.n_groups,
-            "left_out": ranking_empirical.left_out,
-            "message": ranking_empirical.message,
-        }
-    rows = answers.rename(columns={})[["model", "chart_id", "justification"]].merge(
-        hmi, on="chart_id", how="left"
-    )
-    justifications = justification_report(rows, vocabularies(catalogue), charts=charts)
+        report["kendall_empirical"] = _ranking(ranking_empirical)
+    rows = answers[["model", "chart_id", "justification"]].merge(hmi, on="chart_id", how="left")
+    justifications = justification_report(rows, words, charts=charts)
     report["justifications"] = {
-        "per_model": table(justifications.per_model),
-        "by_group": table(justifications.by_group),
+        "per_model": table(justifications.per_model, digits=None),
+        "by_group": table(justifications.by_group, digits=None),
+        "charts": table(justifications.charts, digits=None),
     }
     if svg:
+        human_name = label if human_rates is not None else None
         report["svg"] = {
-            "fact": me.fact_error_svg(fact.overall),
-            "fact_groups": me.fact_group_svg(fact.by_group),
+            "fact": me.fact_error_svg(overall, humans=human_name),
+            "fact_groups": me.fact_group_svg(by_group, humans=human_name),
             "mind_scatter": me.mind_scatter_svg(predictions, hmi, metrics=mind, charts=charts),
             "mind_arrows": me.mind_arrows_svg(arrows),
             "log_odds": (
@@ -227,3 +386,56 @@ def model_eval_report(study: Study, *, svg: bool = True, seed: int | None = None
             ),
         }
     return report
+
+
+NO_ANSWERS = "No model answers imported yet."
+
+ESTIMATORS = {
+    "fact_interval": "Wilson score interval, 95%, each answer one trial",
+    "chi_square": "Pearson chi-square on the 2x2 table, Yates continuity correction",
+    "mind_fit": "Least squares fit of predicted on measured HMI; Pearson r (scipy.stats.pearsonr)",
+    "log_odds_models": MIXED_ESTIMATOR + ", the model as random effect",
+    "log_odds_models_empirical": me.EMPIRICAL_ESTIMATOR,
+    "log_odds_humans": MIXED_ESTIMATOR + ", the participant as random effect",
+    "kendall": "Kendall's tau-b (scipy.stats.kendalltau)",
+    "justification_interval": "Wilson score interval, 95%",
+}
+
+
+def _rounded(value, digits: int):
+    if isinstance(value, dict):
+        return {k: _rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v, digits) for v in value]
+    if isinstance(value, float):
+        return round(value, digits)
+    return value
+
+
+def model_eval_report(
+    study: Study, *, svg: bool = True, seed: int | None = None, digits: int | None = 4
+) -> dict:
+    """Every analysis of the study's model answers beside the humans, JSON-ready.
+
+    Empty parts say why in ``messages``. Building it fits a mixed model and
+    draws five figures (about 1.4 s for the demo study), so the full-precision
+    report is cached under :func:`report_cache_key`; reading the inputs for the
+    key is a few small queries. ``seed`` (default: the study's) feeds the mixed
+    model's fit; ``digits`` rounds floats for display (None keeps full
+    precision, as the file export does), so the page and the export share one
+    cached report.
+    """
+    seed = study.seed if seed is None else seed
+    catalogue = chart_catalogue(study)
+    answers = model_answer_frame(study)
+    words = vocabularies(catalogue)
+    key = report_cache_key(
+        study, catalogue=catalogue, answers=answers, words=words, svg=svg, seed=seed
+    )
+    report = cache.get(key)
+    if report is None:
+        report = _build_report(
+            study, catalogue=catalogue, answers=answers, words=words, svg=svg, seed=seed
+        )
+        cache.set(key, report, REPORT_CACHE_SECONDS)
+    return report if digits is None else _rounded(report, digits)

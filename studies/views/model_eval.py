@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from core.decorators import researcher_required
@@ -15,6 +16,11 @@ from studies.model_answers_format import DEFAULT_MAX_BYTES
 from studies.selectors.model_eval import model_eval_report, model_runs
 from studies.selectors.study import study_get
 from studies.services.model_eval import model_answers_import, model_run_delete
+from studies.services.model_eval_export import (
+    ModelEvalExportError,
+    model_eval_export_filename,
+    model_eval_export_write,
+)
 from studies.services.model_prompts import prompts_export_write, prompts_filename
 
 
@@ -32,13 +38,16 @@ class ModelAnswersForm(forms.Form):
 
 
 def _page(request, study, *, form=None, report=None, status=200):
+    data = model_eval_report(study)
+    humans = data.get("humans") or {}
     context = {
         "study": study,
         "tab": "models",
         "form": form or ModelAnswersForm(),
         "runs": model_runs(study),
         "import_report": report,
-        "data": model_eval_report(study),
+        "data": data,
+        "humans_computed_at": parse_datetime(humans.get("results_computed_at") or ""),
     }
     return render(request, "studies/model_eval/page.html", context, status=status)
 
@@ -81,4 +90,18 @@ def study_models_prompts(request, slug: str):
     prompts_export_write(study=study, out=buffer)
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{prompts_filename(study)}"'
+    return response
+
+
+@researcher_required
+def study_models_export(request, slug: str):
+    study = study_get(user=request.user, slug=slug)
+    buffer = io.BytesIO()
+    try:
+        model_eval_export_write(study=study, out=buffer)
+    except ModelEvalExportError as exc:
+        messages.error(request, str(exc))
+        return redirect("studies:models", slug=study.slug)
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{model_eval_export_filename(study)}"'
     return response
