@@ -326,3 +326,25 @@ def test_a_chart_image_missing_from_storage_is_a_clear_error(study, server):
     with pytest.raises(CommandError, match="The image of chart G1_Q2_2 cannot be read"):
         run(study, server)
     assert server.hits == []
+
+
+def test_the_models_page_shows_what_a_run_stored_and_what_failed(
+    study, server, client, researcher, other_researcher, password
+):
+    server.script = [("status", 400, {}, {"error": {"message": "content policy"}})]
+    run(study, server, "--limit", "2")
+    client.login(username=researcher.username, password=password)
+    page = client.get(f"/studies/study/{study.slug}/models/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Runs against a model endpoint" in html
+    # 2 charts asked: 3 answered, 1 failed, 12 - 4 = 8 questions not asked yet.
+    row = html.split('<th scope="row">vision-1</th>', 1)[1].split("</tr>", 1)[0]
+    cells = [c.split(">", 1)[1] for c in row.split("<td")[1:]]
+    assert [c.split("<", 1)[0] for c in cells[1:4]] == ["3 / 12", "1", "8"]
+    assert f"{CHART_IDS[0]} FACT: " in html and "content policy" in html
+    assert KEY not in html
+
+    client.logout()
+    client.login(username=other_researcher.username, password=password)
+    assert client.get(f"/studies/study/{study.slug}/models/").status_code == 404

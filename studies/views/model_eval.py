@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from core.decorators import researcher_required
 from studies.model_answers_format import DEFAULT_MAX_BYTES
 from studies.selectors.model_eval import model_eval_report, model_runs
+from studies.selectors.model_replies import reply_summaries
 from studies.selectors.study import study_get
 from studies.services.model_eval import model_answers_import, model_run_delete
 from studies.services.model_eval_export import (
@@ -45,6 +46,7 @@ def _page(request, study, *, form=None, report=None, status=200):
         "tab": "models",
         "form": form or ModelAnswersForm(),
         "runs": model_runs(study),
+        "replies": reply_summaries(study),
         "import_report": report,
         "data": data,
         "humans_computed_at": parse_datetime(humans.get("results_computed_at") or ""),
