@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from django.db.models import Count, Exists, OuterRef, Q
 
 from annotation.models import (
+    Assignment,
     GoldItem,
+    Item,
     LabelSet,
     Project,
     ProjectMember,
@@ -21,6 +23,17 @@ from annotation.models import (
 )
 
 State, Work = Qualification.State, Qualification.Work
+
+
+def unseen_controls(*, project: Project, annotator):
+    """Control items (gold outside the rounds) this annotator has never had."""
+    in_round = QualificationRound.gold_items.through.objects.filter(golditem__item=OuterRef("pk"))
+    seen = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
+    return (
+        Item.objects.filter(project=project, gold__isnull=False)
+        .filter(~Exists(in_round))
+        .filter(~Exists(seen))
+    )
 
 
 def _has_rounds(project: Project) -> bool:

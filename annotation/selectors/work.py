@@ -13,7 +13,8 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.http import Http404
 from django.utils import timezone
 
-from annotation.models import Assignment, Category, Item, Project
+from annotation.models import Assignment, Category, Item, Project, Qualification
+from annotation.selectors.quality import unseen_controls
 from core.models import User
 
 State = Assignment.State
@@ -80,9 +81,15 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
     left = (
         Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)
         .filter(~Exists(touched))
-        .filter(gold__isnull=True)  # control items are not part of the count
+        .filter(gold__isnull=True)
         .count()
     )
+    if left and Qualification.objects.filter(project=project, annotator=annotator).exists():
+        # Control items the annotator may still get count too, so that taking a
+        # control lowers this number exactly as taking an ordinary item does and
+        # the count never gives a control away. (Controls reach only annotators
+        # with a qualification row; with no ordinary item left there is no work.)
+        left += unseen_controls(project=project, annotator=annotator).count()
     seconds = float(mine["seconds"] or 0.0)
     earned = project.pay_per_item * mine["done"]
     # Under a minute of measured work says nothing about an hourly rate.

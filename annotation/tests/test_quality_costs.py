@@ -80,3 +80,30 @@ def test_a_control_lease_and_submit_cost_the_same_queries_as_a_normal_one(
     assert control[0] == normal[0], costs
     assert control[1] == normal[1], costs
     assert max(len(c) for c in control + normal) <= 16, costs
+
+
+def test_the_count_of_items_left_drops_by_one_for_a_control_as_for_any_item(
+    project, make_items, members, researcher, monkeypatch
+):
+    with_rounds(project, make_items, researcher, controls=3, control_rate=0.5, min_controls=100)
+    make_items(project, 6)
+    (anna,) = members(1)
+    qualify(project, anna)
+    api = APIClient()
+    api.force_authenticate(anna)
+    # normal, control, normal, control: the kinds alternate, the count must not.
+    monkeypatch.setattr(controls_module, "_rng", Draws([0.99, 0.0, 0.99, 0.0]))
+    control_ids = control_item_ids(project)
+    base = f"/api/v1/annotator/projects/{project.slug}"
+    left = [api.get(f"{base}/progress/").json()["left_for_you"]]
+    kinds = []
+    from annotation.models import Assignment
+
+    for _ in range(4):
+        lease = api.post(f"{base}/next/").json()
+        kinds.append(Assignment.objects.get(pk=lease["id"]).item_id in control_ids)
+        left.append(api.get(f"{base}/progress/").json()["left_for_you"])
+        api.post(f"/api/v1/annotator/assignments/{lease['id']}/submit/",
+                 {"labels": [[], []]}, format="json")  # fmt: skip
+    assert kinds == [False, True, False, True]
+    assert left == [9, 8, 7, 6, 5]  # 6 ordinary + 3 controls, one fewer per item taken

@@ -14,14 +14,13 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import (
-    Assignment,
     GoldItem,
-    Item,
     LabelSet,
     Project,
     Qualification,
     QualificationRound,
 )
+from annotation.selectors.quality import unseen_controls
 from annotation.services.quality.common import QualityError, category_keys, policy_for
 from annotation.services.quality.scoring import control_due, score_labels
 from core.services.audit import audit_record
@@ -88,14 +87,7 @@ def control_candidates(*, project: Project, annotator):
     The queue picks from these exactly as it picks ordinary items (one locking
     query, SKIP LOCKED), then leases the item through the same code.
     """
-    in_round = QualificationRound.gold_items.through.objects.filter(golditem__item=OuterRef("pk"))
-    seen = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
-    return (
-        Item.objects.filter(project=project, gold__isnull=False)
-        .filter(~Exists(in_round))
-        .filter(~Exists(seen))
-        .order_by("?")
-    )
+    return unseen_controls(project=project, annotator=annotator).order_by("?")
 
 
 def control_tally(*, qualification: Qualification | None, control: bool) -> None:
