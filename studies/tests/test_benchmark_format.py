@@ -2,9 +2,7 @@ import io
 import json
 import os
 import stat
-import struct
 import zipfile
-import zlib
 
 import pytest
 from PIL import Image
@@ -17,108 +15,42 @@ from studies.benchmark_format import (
     read_benchmark,
     write_benchmark,
 )
+from studies.tests import benchmark_factories
+from studies.tests.benchmark_factories import (
+    TABLE_1,
+    ChartomStyle,
+    csv_text,
+    png_bytes,
+    png_claiming,
+    write_folder,
+    write_zip,
+)
 
-# Table 1 of the paper: group -> (chart type, answer type, manipulation as the release writes it).
-TABLE_1 = {
-    1: ("line", "free text", "truncated y-axis"),
-    2: ("line", "free text", "compressed y-axis"),
-    3: ("line", "multiple choice", "inverted y-axis"),
-    4: ("line", "multiple choice", "inconsistent x-axis"),
-    9: ("line", "multiple choice", "dual axes"),
-    7: ("bar", "free text", "truncated y-axis"),
-    8: ("bar", "free text", "compressed y-axis"),
-    10: ("bar", "free text", "pictorial bars"),
-    12: ("bar", "multiple choice", "3D effect"),
-    5: ("scatter", "multiple choice", "logarithmic y-axis"),
-    6: ("scatter", "multiple choice", "inverted x-axis"),
-    15: ("map", "multiple choice", "inverted color scale"),
-    13: ("pie", "rank", "3D effect"),
-    14: ("pie", "rank", "3D effect + pop out"),
-}
 MC_QUESTION = (
     "The following graph shows CD shipments. What is the trend of CD shipments "
     "from 2017 to 2020? 1. It has increased. 2. It has decreased. 3. It stayed the same."
-)
-FREE_QUESTION = (
-    "The following graph shows the number of dogs adopted. The dogs adopted in 2018 eat "
-    "1 million bags of dog food in their lifetimes. How much do the dogs adopted in 2019 eat?"
 )
 RANK_QUESTION = (
     "The figure below shows market share for different companies./nSort companies by market "
     "share from largest (1) to smallest (5)."
 )
-
-
-def png_bytes(size=(4, 3), color=(200, 30, 30)):
-    buffer = io.BytesIO()
-    Image.new("RGB", size, color).save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-def png_claiming(width, height):
-    """A PNG whose header claims a canvas it does not contain."""
-
-    def chunk(kind, data):
-        return (
-            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-        )
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00" * 16))
-        + chunk(b"IEND", b"")
-    )
-
-
-def csv_text(rows):
-    return "".join(",".join(cells) + "\n" for cells in rows)
+# Options inline in the question, keys with a scale word, five-item rankings, 4 x 3 images.
+STYLE = ChartomStyle(
+    multiple_choice_question=MC_QUESTION,
+    ranking_question=RANK_QUESTION,
+    free_text_key=lambda q: "1.2 million" if q % 2 else "1.2",
+    ranking_key=lambda q: "A > B > C > D > E" if q % 2 else "A, B, C, D, E",
+    image_size=(4, 3),
+)
 
 
 def chartom_files(groups=TABLE_1, questions_per_group=4):
     """{relative path: bytes} of a benchmark in the released layout."""
-    files = {}
-    keys = [["chart id", "answer type", "answer"]]
-    manipulations = [["chart id", "chart type", "planted manipulation"]]
-    for group, (chart_type, answer_type, manipulation) in groups.items():
-        manipulations.append([f" G{group}_*_2 ", f" {chart_type}", f"{manipulation} "])
-        for q in range(1, questions_per_group + 1):
-            for version in (1, 2):
-                chart_id = f"G{group}_Q{q}_{version}"
-                if answer_type == "multiple choice":
-                    text, key = MC_QUESTION, "2" if q % 2 else "It has decreased."
-                elif answer_type == "free text":
-                    text, key = FREE_QUESTION, "1.2 million" if q % 2 else "1.2"
-                else:
-                    text, key = RANK_QUESTION, "A > B > C > D > E" if q % 2 else "A, B, C, D, E"
-                files[f"FACT_questions/{chart_id}.txt"] = text.encode()
-                files[f"chart_images/{chart_id}.png"] = png_bytes(
-                    color=(group * 10, q * 20, version)
-                )
-                keys.append([chart_id, answer_type, f'"{key}"' if "," in key else key])
-    files["FACT_answer_keys.csv"] = csv_text(keys).encode()
-    files["chart_manipulations.csv"] = csv_text(manipulations).encode()
-    return files
+    return benchmark_factories.chartom_files(STYLE, groups, questions_per_group)
 
 
 def small_files():
-    return chartom_files({7: TABLE_1[7], 3: TABLE_1[3], 13: TABLE_1[13]}, questions_per_group=1)
-
-
-def write_folder(root, files):
-    for name, data in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return root
-
-
-def write_zip(path, files, prefix=""):
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(prefix + name, data)
-    return path
+    return benchmark_factories.small_files(STYLE)
 
 
 def messages(benchmark):
@@ -371,7 +303,7 @@ def test_it_reports_ids_that_do_not_follow_the_naming(tmp_path):
     [
         (b"", "The file is empty"),
         (b"just some text, not a chart\n", "not an image we can read"),
-        (png_bytes((300, 300))[:-40], "damaged or incomplete"),
+        (png_bytes(size=(300, 300))[:-40], "damaged or incomplete"),
         (png_claiming(100_000, 100_000), "more pixels than we accept"),
     ],
     ids=["empty", "text", "truncated", "bomb"],
@@ -407,7 +339,7 @@ def test_it_reports_an_image_over_the_byte_limit(tmp_path):
 
 def test_it_reports_an_image_over_the_pixel_limit(tmp_path):
     files = small_files()
-    files["chart_images/G7_Q1_1.png"] = png_bytes((100, 100))
+    files["chart_images/G7_Q1_1.png"] = png_bytes(size=(100, 100))
 
     benchmark = read_benchmark(write_folder(tmp_path, files), max_image_pixels=5000)
 

@@ -1,17 +1,36 @@
-"""Builders of CHARTOM-layout benchmarks for the library tests (and a check that they read back)."""
+"""Builders of CHARTOM-layout benchmarks for the library tests (and a check that they read back).
+
+The layout is built by ``benchmark_factories``; this module gives it the wording the library
+tests check, and the library tests import every builder from here.
+"""
 
 from __future__ import annotations
 
-import io
 import json
-import struct
-import zipfile
-import zlib
 from pathlib import Path
 
-from PIL import Image
-
 from studies.benchmark_format import read_benchmark
+from studies.tests import benchmark_factories
+from studies.tests.benchmark_factories import (
+    ChartomStyle,
+    csv_text,
+    png_bytes,
+    png_claiming,
+    write_folder,
+    zip_bytes,
+)
+
+__all__ = [
+    "MC_QUESTION",
+    "chartom_files",
+    "csv_text",
+    "fixture_specs",
+    "png_bytes",
+    "png_claiming",
+    "small_files",
+    "write_folder",
+    "zip_bytes",
+]
 
 FIXTURE_SPECS_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "chart_specs.json"
 
@@ -21,115 +40,33 @@ def fixture_specs() -> list[dict]:
     return json.loads(FIXTURE_SPECS_PATH.read_text(encoding="utf-8"))
 
 
-# Table 1 of the CHARTOM paper: group -> (chart type, answer type, manipulation as released).
-TABLE_1 = {
-    1: ("line", "free text", "truncated y-axis"),
-    2: ("line", "free text", "compressed y-axis"),
-    3: ("line", "multiple choice", "inverted y-axis"),
-    4: ("line", "multiple choice", "inconsistent x-axis"),
-    5: ("scatter", "multiple choice", "logarithmic y-axis"),
-    6: ("scatter", "multiple choice", "inverted x-axis"),
-    7: ("bar", "free text", "truncated y-axis"),
-    8: ("bar", "free text", "compressed y-axis"),
-    9: ("line", "multiple choice", "dual axes"),
-    10: ("bar", "free text", "pictorial bars"),
-    12: ("bar", "multiple choice", "3D effect"),
-    13: ("pie", "rank", "3D effect"),
-    14: ("pie", "rank", "3D effect + pop out"),
-    15: ("map", "multiple choice", "inverted color scale"),
-}
 MC_QUESTION = (
     "The following graph shows CD shipments./nWhat is the trend of CD shipments from 2017 to "
     "2020?/n1. It has increased./n2. It has decreased./n3. It stayed the same."
-)
-FREE_QUESTION = (
-    "The following graph shows the number of dogs adopted. The dogs adopted in 2018 eat 1 "
-    "million bags of dog food in their lifetimes. How much do the dogs adopted in 2019 eat?"
 )
 RANK_QUESTION = (
     "The figure below shows market share for different companies.\nSort the companies by "
     "market share from largest to smallest."
 )
+# Options on lines of their own, plain-number keys that differ per question, four-item
+# rankings, 24 x 16 images.
+STYLE = ChartomStyle(
+    multiple_choice_question=MC_QUESTION,
+    ranking_question=RANK_QUESTION,
+    free_text_key=lambda q: str(1.2 + q / 10),
+    ranking_key=lambda q: "A > B > C > D" if q % 2 else "D, C, B, A",
+    image_size=(24, 16),
+)
 
 
-def png_bytes(color=(200, 30, 30), size=(24, 16)) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, color).save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-def png_claiming(width: int, height: int) -> bytes:
-    """A tiny PNG whose header claims a huge canvas (a decompression bomb)."""
-
-    def chunk(kind, data):
-        return (
-            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-        )
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"\x00" * 16))
-        + chunk(b"IEND", b"")
-    )
-
-
-def csv_text(rows) -> str:
-    return "".join(",".join(cells) + "\n" for cells in rows)
-
-
-def chartom_files(groups=None, questions_per_group=4, key_style=0) -> dict[str, bytes]:
-    """{relative path: bytes} of a benchmark in the released layout (56 pairs by default).
-
-    ``key_style`` varies the free-text keys so a re-import can change them.
-    """
-    groups = TABLE_1 if groups is None else groups
-    files: dict[str, bytes] = {}
-    keys = [["chart id", "answer type", "answer"]]
-    manipulations = [["chart id", "chart type", "planted manipulation"]]
-    for group, (chart_type, answer_type, manipulation) in groups.items():
-        # The release writes stray spaces around values.
-        manipulations.append([f" G{group}_*_2 ", f" {chart_type}", f"{manipulation} "])
-        for q in range(1, questions_per_group + 1):
-            for version in (1, 2):
-                chart_id = f"G{group}_Q{q}_{version}"
-                if answer_type == "multiple choice":
-                    text, key = MC_QUESTION, "2" if q % 2 else "It has decreased."
-                elif answer_type == "free text":
-                    text, key = FREE_QUESTION, str(1.2 + key_style + q / 10)
-                else:
-                    text, key = RANK_QUESTION, "A > B > C > D" if q % 2 else '"D, C, B, A"'
-                files[f"FACT_questions/{chart_id}.txt"] = text.encode()
-                files[f"chart_images/{chart_id}.png"] = png_bytes(
-                    color=(group * 10 % 256, q * 20 % 256, version * 90)
-                )
-                keys.append([chart_id, answer_type, key])
-    files["FACT_answer_keys.csv"] = csv_text(keys).encode()
-    files["chart_manipulations.csv"] = csv_text(manipulations).encode()
-    return files
+def chartom_files(groups=None, questions_per_group=4) -> dict[str, bytes]:
+    """{relative path: bytes} of a benchmark in the released layout (56 pairs by default)."""
+    return benchmark_factories.chartom_files(STYLE, groups, questions_per_group)
 
 
 def small_files() -> dict[str, bytes]:
     """Three pairs: a free-text bar, a multiple-choice line and a ranking pie."""
-    return chartom_files({7: TABLE_1[7], 3: TABLE_1[3], 13: TABLE_1[13]}, questions_per_group=1)
-
-
-def write_folder(root, files):
-    root.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    return root
-
-
-def zip_bytes(files, prefix="") -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        for name, data in files.items():
-            zf.writestr(prefix + name, data)
-    return buffer.getvalue()
+    return benchmark_factories.small_files(STYLE)
 
 
 def test_the_builder_makes_a_readable_56_pair_benchmark(tmp_path):
