@@ -1,8 +1,11 @@
 """Human Misleadingness Index (HMI) and the CHARTOM statistics around it.
 
 Definitions follow the CHARTOM paper (seed 000): HMI in section 4.2, the group
-summary in Table 1, the chi-square test and the log odds ratio in section 5 and
-the mixed-effects logistic model in Appendix C.
+summary in Table 1 and the chi-square test of manipulated vs non-manipulated
+error rates in section 5.1. The HMI interval is the Wilson score interval
+(Wilson 1927). The per-group log odds ratios of section 5.2 and Appendix C,
+and Kendall's tau between rankings, are in :mod:`analysis.log_odds`; the input
+checks both share are in :mod:`analysis.tables`.
 
 Input frames
 ------------
@@ -18,93 +21,21 @@ trials_with_meta
 
 from __future__ import annotations
 
-import re
-import warnings
-from collections.abc import Mapping
-from typing import NamedTuple
-
 import numpy as np
 import pandas as pd
 from scipy import stats
-from scipy.special import expit
 
-MIXED_ESTIMATOR = "BinomialBayesMixedGLM (variational Bayes)"
-GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
+from analysis.tables import (
+    is_correct,
+    join_unique,
+    natural_sorted,
+    require_columns,
+    trial_errors,
+    version_numbers,
+)
 
 _TRIAL_COLUMNS = ("participant", "chart_id", "correct")
 _CHART_COLUMNS = ("chart_id", "group", "question", "version")
-_META_COLUMNS = ("participant", "chart_id", "correct", "group", "question", "version")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _natural_key(value) -> tuple:
-    # "G2" before "G10", as in the paper's tables.
-    parts = re.split(r"(\d+)", str(value))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts if p != "")
-
-
-def _natural_sorted(values) -> list:
-    return sorted(values, key=_natural_key)
-
-
-def _require(frame: pd.DataFrame, columns, name: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} is missing column(s) {missing}")
-
-
-def _is_correct(correct: pd.Series) -> np.ndarray:
-    """True where the answer is correct; unanswered (missing) counts as not correct."""
-    values = pd.Series(correct).astype(object)
-    answered = values.notna()
-    given = values[answered]
-    # 1 == True and 0 == False, so 0/1 codings pass; anything else is a data bug
-    # that must not silently become "wrong".
-    invalid = ~given.isin([True, False])
-    if invalid.any():
-        examples = list(dict.fromkeys(given[invalid].tolist()))[:3]
-        raise ValueError(f"correct must be True, False or missing; got {examples}")
-    out = np.zeros(len(values), dtype=bool)
-    out[answered.to_numpy()] = given.eq(True).to_numpy(dtype=bool)
-    return out
-
-
-def _versions(version: pd.Series) -> np.ndarray:
-    numeric = pd.to_numeric(pd.Series(version), errors="coerce")
-    if not numeric.isin([1, 2]).all():
-        raise ValueError("version must be 1 (non-manipulated) or 2 (manipulated)")
-    return numeric.to_numpy(dtype=int)
-
-
-def _join_unique(values: pd.Series) -> str | None:
-    present = [str(v) for v in dict.fromkeys(values.dropna()) if str(v) != ""]
-    return " / ".join(present) if present else None
-
-
-def _prepared(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
-    frame = pd.DataFrame(trials_with_meta)
-    _require(frame, _META_COLUMNS, "trials_with_meta")
-    if frame.duplicated(["participant", "chart_id"]).any():
-        raise ValueError("each participant may answer each chart at most once")
-    out = pd.DataFrame(
-        {
-            "participant": frame["participant"].astype(str).to_numpy(),
-            "group": frame["group"].astype(str).to_numpy(),
-            "question": frame["question"].astype(str).to_numpy(),
-            "version": _versions(frame["version"]),
-            "error": (~_is_correct(frame["correct"])).astype(float),
-        }
-    )
-    out["manipulation"] = frame["manipulation"].to_numpy() if "manipulation" in frame else None
-    return out
-
-
-def _group_manipulation(frame: pd.DataFrame, group) -> str | None:
-    rows = frame[(frame["group"] == group) & (frame["version"] == 2)]
-    return _join_unique(rows["manipulation"])
-
 
 # --------------------------------------------------------------------------- intervals
 
@@ -156,13 +87,13 @@ def attach_chart_meta(trials: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFram
     """Join trials to the chart catalogue; every trial's chart must be in it."""
     trials = pd.DataFrame(trials)
     charts = pd.DataFrame(charts)
-    _require(trials, _TRIAL_COLUMNS, "trials")
-    _require(charts, _CHART_COLUMNS, "charts")
+    require_columns(trials, _TRIAL_COLUMNS, "trials")
+    require_columns(charts, _CHART_COLUMNS, "charts")
     if charts["chart_id"].duplicated().any():
         raise ValueError("charts has duplicate chart_id values")
     unknown = set(trials["chart_id"]) - set(charts["chart_id"])
     if unknown:
-        raise ValueError(f"trials refer to unknown chart(s) {_natural_sorted(unknown)[:5]}")
+        raise ValueError(f"trials refer to unknown chart(s) {natural_sorted(unknown)[:5]}")
     meta = charts.drop(columns=[c for c in charts.columns if c in trials and c != "chart_id"])
     return trials.merge(meta, on="chart_id", how="left", validate="many_to_one")
 
@@ -186,10 +117,10 @@ def chart_hmi(trials: pd.DataFrame, *, chart_ids=None, confidence: float = 0.95)
     Returns chart_id, n, n_wrong, n_unanswered, hmi, ci_low, ci_high, note.
     """
     trials = pd.DataFrame(trials)
-    _require(trials, _TRIAL_COLUMNS, "trials")
+    require_columns(trials, _TRIAL_COLUMNS, "trials")
     if trials.duplicated(["participant", "chart_id"]).any():
         raise ValueError("each participant may appear at most once per chart")
-    wrong = ~_is_correct(trials["correct"])
+    wrong = ~is_correct(trials["correct"])
     scored = pd.DataFrame(
         {
             "chart_id": trials["chart_id"].to_numpy(),
@@ -200,11 +131,11 @@ def chart_hmi(trials: pd.DataFrame, *, chart_ids=None, confidence: float = 0.95)
     counts = scored.groupby("chart_id", sort=False).agg(
         n=("wrong", "size"), n_wrong=("wrong", "sum"), n_unanswered=("unanswered", "sum")
     )
-    ids = _natural_sorted(counts.index) if chart_ids is None else list(dict.fromkeys(chart_ids))
+    ids = natural_sorted(counts.index) if chart_ids is None else list(dict.fromkeys(chart_ids))
     if chart_ids is not None:
         extra = set(counts.index) - set(ids)
         if extra:
-            raise ValueError(f"trials refer to chart(s) not in chart_ids: {_natural_sorted(extra)}")
+            raise ValueError(f"trials refer to chart(s) not in chart_ids: {natural_sorted(extra)}")
     counts = counts.reindex(ids, fill_value=0)
     n = counts["n"].to_numpy(dtype=int)
     n_wrong = counts["n_wrong"].to_numpy(dtype=int)
@@ -240,19 +171,19 @@ def group_table(hmi_frame: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     """
     hmi_frame = pd.DataFrame(hmi_frame)
     charts = pd.DataFrame(charts)
-    _require(hmi_frame, ("chart_id", "hmi"), "hmi_frame")
-    _require(charts, ("chart_id", "group", "version"), "charts")
+    require_columns(hmi_frame, ("chart_id", "hmi"), "hmi_frame")
+    require_columns(charts, ("chart_id", "group", "version"), "charts")
     unknown = set(hmi_frame["chart_id"]) - set(charts["chart_id"])
     if unknown:
-        raise ValueError(f"hmi_frame has chart(s) not in charts: {_natural_sorted(unknown)[:5]}")
+        raise ValueError(f"hmi_frame has chart(s) not in charts: {natural_sorted(unknown)[:5]}")
     merged = charts.merge(hmi_frame[["chart_id", "hmi"]], on="chart_id", how="left")
-    merged["version"] = _versions(merged["version"])
+    merged["version"] = version_numbers(merged["version"])
     for column in ("chart_type", "answer_type", "manipulation"):
         if column not in merged:
             merged[column] = None
 
     rows = []
-    for group in _natural_sorted(merged["group"].unique()):
+    for group in natural_sorted(merged["group"].unique()):
         part = merged[merged["group"] == group]
         plain = part.loc[part["version"] == 1, "hmi"].dropna()
         manipulated = part.loc[part["version"] == 2, "hmi"].dropna()
@@ -264,11 +195,11 @@ def group_table(hmi_frame: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 "group": group,
-                "chart_type": _join_unique(part["chart_type"]),
-                "answer_type": _join_unique(part["answer_type"]),
+                "chart_type": join_unique(part["chart_type"]),
+                "answer_type": join_unique(part["answer_type"]),
                 "hmi_non_manipulated": plain.mean() if len(plain) else np.nan,
                 "n_charts_non_manipulated": len(plain),
-                "manipulation": _join_unique(part.loc[part["version"] == 2, "manipulation"]),
+                "manipulation": join_unique(part.loc[part["version"] == 2, "manipulation"]),
                 "hmi_manipulated": manipulated.mean() if len(manipulated) else np.nan,
                 "n_charts_manipulated": len(manipulated),
                 "note": "; ".join(notes) or None,
@@ -291,7 +222,13 @@ def group_table(hmi_frame: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- chi-square
 
 
-def _chi_square_row(part: pd.DataFrame, correction: bool) -> dict:
+def chi_square_row(part: pd.DataFrame, correction: bool) -> dict:
+    """The 2x2 test of :func:`chi_square_manipulation` on one set of trials.
+
+    ``part`` has version (1 or 2) and error (1.0 or 0.0) columns, as
+    :func:`analysis.tables.trial_errors` returns. Returns every column of a
+    :func:`chi_square_manipulation` row except scope and group.
+    """
     plain = part.loc[part["version"] == 1, "error"]
     manipulated = part.loc[part["version"] == 2, "error"]
     e_n, e_m = int(plain.sum()), int(manipulated.sum())
@@ -356,7 +293,7 @@ def chi_square_manipulation(
     an error, as in HMI.
 
     The test treats trials as independent although each participant answers
-    many charts; :func:`log_odds_by_group` models that dependence.
+    many charts; :func:`analysis.log_odds.log_odds_by_group` models that dependence.
 
     Returns one row for all trials (scope "overall", group None) and one per
     group: scope, group, n_non_manipulated, errors_non_manipulated,
@@ -364,11 +301,11 @@ def chi_square_manipulation(
     yates_correction, message. Where a row or column of the table is empty the
     test is undefined: the numbers are NaN and ``message`` says why.
     """
-    frame = _prepared(trials_with_meta)
-    rows = [{"scope": "overall", "group": None, **_chi_square_row(frame, correction)}]
-    for group in _natural_sorted(frame["group"].unique()):
+    frame = trial_errors(trials_with_meta)
+    rows = [{"scope": "overall", "group": None, **chi_square_row(frame, correction)}]
+    for group in natural_sorted(frame["group"].unique()):
         part = frame[frame["group"] == group]
-        rows.append({"scope": "group", "group": group, **_chi_square_row(part, correction)})
+        rows.append({"scope": "group", "group": group, **chi_square_row(part, correction)})
     columns = [
         "scope",
         "group",
@@ -384,323 +321,3 @@ def chi_square_manipulation(
         "message",
     ]
     return pd.DataFrame(rows, columns=columns)
-
-
-# --------------------------------------------------------------------------- log odds
-
-
-_LOG_ODDS_COLUMNS = [
-    "group",
-    "manipulation",
-    "estimator",
-    "n_trials",
-    "p_n",
-    "p_m",
-    "log_odds_ratio",
-    "se",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "message",
-]
-
-
-def _degenerate_reason(part: pd.DataFrame) -> str | None:
-    for version, name in ((1, "non-manipulated"), (2, "manipulated")):
-        errors = part.loc[part["version"] == version, "error"]
-        if errors.empty:
-            return f"no {name} trials"
-        if errors.min() == errors.max():
-            kind = "an error" if errors.iloc[0] == 1 else "correct"
-            return (
-                f"every {name} answer was {kind}, so its log-odds is unbounded; "
-                "group left out of the model fit"
-            )
-    return None
-
-
-def _cell_rows(
-    estimator: str,
-    groups: list,
-    beta: dict,
-    cov: dict,
-    z: float,
-    interval: str,
-    message: str | None,
-) -> dict:
-    """Turn cell log-odds (beta) and their covariances into per-group rows."""
-    rows = {}
-    for group in groups:
-        b_n, b_m = beta[(group, 1)], beta[(group, 2)]
-        var = cov[(group, 1, 1)] + cov[(group, 2, 2)] - 2 * cov[(group, 1, 2)]
-        log_or = b_m - b_n
-        se = float(np.sqrt(var)) if var >= 0 else np.nan
-        if not (np.isfinite(log_or) and np.isfinite(se)):
-            rows[group] = {"estimator": estimator, "message": "fit gave non-finite estimates"}
-            continue
-        rows[group] = {
-            "estimator": estimator,
-            "p_n": float(expit(b_n)),
-            "p_m": float(expit(b_m)),
-            "log_odds_ratio": float(log_or),
-            "se": se,
-            "ci_low": float(log_or - z * se),
-            "ci_high": float(log_or + z * se),
-            "interval": interval,
-            "message": message,
-        }
-    return rows
-
-
-def _convergence_message(caught, label: str) -> str | None:
-    """Turn caught ConvergenceWarnings into a row message; pass every other warning on."""
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
-
-    message = None
-    for record in caught:
-        if issubclass(record.category, ConvergenceWarning):
-            if message is None:
-                message = f"{label}: {record.message}; estimates may be unreliable"
-        else:
-            warnings.warn_explicit(record.message, record.category, record.filename, record.lineno)
-    return message
-
-
-def _fit_mixed(
-    data: pd.DataFrame,
-    groups: list,
-    seed: int,
-    fe_prior_sd: float,
-    z: float,
-    confidence: float,
-    max_iterations: int | None,
-) -> dict:
-    # Imported here: statsmodels is slow to import and most callers never fit a model.
-    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
-
-    model = BinomialBayesMixedGLM.from_formula(
-        "error ~ 0 + C(cell)",
-        {"participant": "0 + C(participant)", "group:question": "0 + C(group_question)"},
-        data,
-        vcp_p=1.0,
-        fe_p=fe_prior_sd,
-    )
-    options = {"maxiter": max_iterations} if max_iterations is not None else None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        result = model.fit_vb(rng=np.random.default_rng(seed), minim_opts=options)
-    message = _convergence_message(caught, "variational Bayes fit did not converge")
-    names = list(model.fep_names)
-    beta, cov = {}, {}
-    for group in groups:
-        for version in (1, 2):
-            index = names.index(f"C(cell)[{_cell_code(group, version)}]")
-            beta[(group, version)] = float(result.fe_mean[index])
-            cov[(group, version, version)] = float(result.fe_sd[index] ** 2)
-        # Mean-field VB factorises the posterior, so the two cells are independent.
-        cov[(group, 1, 2)] = 0.0
-    interval = f"{confidence:.0%} credible interval from the normal VB posterior; se is its SD"
-    return _cell_rows(MIXED_ESTIMATOR, groups, beta, cov, z, interval, message)
-
-
-def _fit_gee(
-    data: pd.DataFrame,
-    groups: list,
-    z: float,
-    confidence: float,
-    max_iterations: int | None,
-) -> dict:
-    import statsmodels.api as sm
-    from statsmodels.tools.sm_exceptions import ConvergenceWarning
-
-    exog = pd.get_dummies(data["cell"], dtype=float)
-    model = sm.GEE(
-        data["error"].to_numpy(),
-        exog,
-        groups=data["participant"].to_numpy(),
-        family=sm.families.Binomial(),
-        cov_struct=sm.cov_struct.Exchangeable(),
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        kwargs = {"maxiter": max_iterations} if max_iterations is not None else {}
-        result = model.fit(**kwargs)
-    message = _convergence_message(caught, "GEE did not converge")
-    params = pd.Series(np.asarray(result.params), index=exog.columns)
-    robust = pd.DataFrame(np.asarray(result.cov_params()), index=exog.columns, columns=exog.columns)
-    beta, cov = {}, {}
-    for group in groups:
-        n_code, m_code = _cell_code(group, 1), _cell_code(group, 2)
-        beta[(group, 1)] = float(params[n_code])
-        beta[(group, 2)] = float(params[m_code])
-        cov[(group, 1, 1)] = float(robust.loc[n_code, n_code])
-        cov[(group, 2, 2)] = float(robust.loc[m_code, m_code])
-        cov[(group, 1, 2)] = float(robust.loc[n_code, m_code])
-    interval = f"{confidence:.0%} Wald interval with the robust (sandwich) se"
-    return _cell_rows(GEE_ESTIMATOR, groups, beta, cov, z, interval, message)
-
-
-def _cell_code(group, version: int) -> str:
-    return f"{group}|v{version}"
-
-
-def log_odds_by_group(
-    trials_with_meta: pd.DataFrame,
-    *,
-    seed: int = 0,
-    confidence: float = 0.95,
-    fe_prior_sd: float = 5.0,
-    include_gee: bool = True,
-    max_iterations: int | None = None,
-) -> pd.DataFrame:
-    """Log odds ratio of an error on manipulated vs non-manipulated charts, per group.
-
-        log(OR) = log( (p_m / (1 - p_m)) / (p_n / (1 - p_n)) )
-
-    (CHARTOM paper, section 5.2, equation 1), where p_m and p_n are the model's
-    error probabilities for the group's manipulated and non-manipulated cells.
-    They come from the paper's model (Appendix C)
-
-        glmer(error ~ group_id:manipulation_type + (1 | student_id)
-              + (1 | group_id:question_id), family = binomial)
-
-    fitted as ``statsmodels`` ``BinomialBayesMixedGLM`` by variational Bayes:
-    one fixed log-odds beta per group x version cell, no intercept, and crossed
-    random intercepts for participant and for group:question (``vc_formulas``).
-    p = expit(beta) for each cell, i.e. the estimated marginal mean at random
-    effects 0 as emmeans reports for glmer, so log(OR) = beta_m - beta_n.
-    Under the mean-field approximation the two cells are independent a
-    posteriori: se = sqrt(sd_m^2 + sd_n^2) is the posterior SD and the interval
-    is a normal credible interval. Mean-field VB is known to understate
-    posterior spread, so these intervals are on the narrow side.
-
-    Fixed effects get a N(0, fe_prior_sd^2) prior. It is wide so that cell means
-    stay close to glmer's maximum-likelihood estimates, which the paper
-    reports; the statsmodels default of 2 would noticeably pull rare-error
-    cells (HMI 0.02 is a log-odds of -3.9) toward 0.5. ``seed`` fixes the VB
-    starting values, so the same data and seed give the same numbers.
-
-    As a sensitivity check (``include_gee``) the same cell-coded model is fitted
-    by GEE (binomial, logit link, exchangeable correlation within participant,
-    robust sandwich se, Wald interval; Liang & Zeger 1986). GEE estimates
-    population-averaged probabilities, so its log(OR) is closer to 0 than the
-    participant-conditional mixed-model one; signs should agree.
-
-    A group with a cell that is all errors or all correct (or empty) has an
-    unbounded cell log-odds; it is left out of both fits and reported with NaN
-    and a ``message``. A fit that raises gives every group NaN and a message;
-    one that does not report convergence keeps its numbers and says so.
-
-    Returns one row per group and estimator: group, manipulation, estimator,
-    n_trials, p_n, p_m, log_odds_ratio, se, ci_low, ci_high, interval, message.
-    """
-    if not 0 < confidence < 1:
-        raise ValueError("confidence must be strictly between 0 and 1")
-    if not fe_prior_sd > 0:
-        raise ValueError("fe_prior_sd must be positive")
-    frame = _prepared(trials_with_meta)
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    groups = _natural_sorted(frame["group"].unique())
-    estimators = [MIXED_ESTIMATOR] + ([GEE_ESTIMATOR] if include_gee else [])
-
-    base = {}
-    usable = []
-    for group in groups:
-        part = frame[frame["group"] == group]
-        reason = _degenerate_reason(part)
-        base[group] = {
-            "group": group,
-            "manipulation": _group_manipulation(frame, group),
-            "n_trials": len(part),
-            "message": reason,
-        }
-        if reason is None:
-            usable.append(group)
-
-    results: dict[str, dict] = {name: {} for name in estimators}
-    if usable:
-        data = frame[frame["group"].isin(usable)].reset_index(drop=True)
-        data["cell"] = [
-            _cell_code(g, v) for g, v in zip(data["group"], data["version"], strict=True)
-        ]
-        data["group_question"] = data["group"] + ":" + data["question"]
-        fitters = {
-            MIXED_ESTIMATOR: lambda: _fit_mixed(
-                data, usable, seed, fe_prior_sd, z, confidence, max_iterations
-            ),
-            GEE_ESTIMATOR: lambda: _fit_gee(data, usable, z, confidence, max_iterations),
-        }
-        for name in estimators:
-            # A singular or otherwise failed fit must become a row message, since a
-            # researcher's analysis page should never crash on awkward data.
-            try:
-                results[name] = fitters[name]()
-            except Exception as exc:
-                failure = f"model fit failed: {type(exc).__name__}: {exc}"
-                results[name] = {g: {"estimator": name, "message": failure} for g in usable}
-
-    rows = []
-    for group in groups:
-        for name in estimators:
-            row = dict.fromkeys(_LOG_ODDS_COLUMNS, np.nan)
-            row.update(base[group])
-            row["estimator"] = name
-            row["interval"] = None
-            row.update(results[name].get(group, {}))
-            rows.append(row)
-    return pd.DataFrame(rows, columns=_LOG_ODDS_COLUMNS)
-
-
-# --------------------------------------------------------------------------- Kendall
-
-
-class KendallResult(NamedTuple):
-    tau: float
-    p_value: float
-
-
-def kendall_tau(ranking_a, ranking_b) -> KendallResult:
-    """Kendall's rank correlation between two rankings (or scores) of groups.
-
-        tau_b = (C - D) / sqrt((C + D + T_a) (C + D + T_b))
-
-    with C concordant and D discordant pairs and T_a, T_b pairs tied only in a
-    or only in b (Kendall 1938, 1945; ``scipy.stats.kendalltau``, variant "b",
-    which equals tau_a when there are no ties). The CHARTOM paper (section 5.2)
-    reports tau = 0.60 between the human and LLM rankings of 14 manipulations
-    by log odds ratio. Scores work as well as ranks since only order matters.
-
-    Mappings and Series are aligned by key (group); sequences by position.
-    Raises ValueError on mismatched keys or lengths, or fewer than 2 items.
-    """
-    keyed_a = isinstance(ranking_a, Mapping | pd.Series)
-    keyed_b = isinstance(ranking_b, Mapping | pd.Series)
-    if keyed_a != keyed_b:
-        raise ValueError("pass two keyed rankings (dict / Series) or two sequences")
-    if keyed_a:
-        a = pd.Series(ranking_a, dtype=float)
-        b = pd.Series(ranking_b, dtype=float)
-        if a.index.has_duplicates or b.index.has_duplicates:
-            raise ValueError("ranking keys must be unique")
-        if set(a.index) != set(b.index):
-            only_a = _natural_sorted(set(a.index) - set(b.index))
-            only_b = _natural_sorted(set(b.index) - set(a.index))
-            raise ValueError(f"ranking keys differ: only in a {only_a}, only in b {only_b}")
-        keys = list(a.index)
-        x, y = a.to_numpy(), b.loc[keys].to_numpy()
-    else:
-        x = np.asarray(ranking_a, dtype=float)
-        y = np.asarray(ranking_b, dtype=float)
-        if x.ndim != 1 or y.ndim != 1 or len(x) != len(y):
-            raise ValueError("rankings must be one-dimensional and of equal length")
-    if len(x) < 2:
-        raise ValueError("Kendall's tau needs at least 2 items")
-    if np.isnan(x).any() or np.isnan(y).any():
-        raise ValueError("rankings must not contain missing values")
-    with warnings.catch_warnings():
-        # A constant ranking has no defined tau; scipy warns and returns nan, which we keep.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", stats.ConstantInputWarning)
-        result = stats.kendalltau(x, y)
-    return KendallResult(tau=float(result.statistic), p_value=float(result.pvalue))

@@ -40,7 +40,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.hmi import _natural_sorted, wilson_interval
+from analysis.hmi import wilson_interval
+from analysis.tables import natural_sorted
 
 NEGATION_WINDOW = 5
 
@@ -217,7 +218,7 @@ def _rows(rows, charts) -> pd.DataFrame:
         meta = charts.set_index("chart_id")
         unknown = set(frame["chart_id"]) - set(meta.index)
         if unknown:
-            raise ValueError(f"rows refer to unknown chart(s) {_natural_sorted(unknown)[:5]}")
+            raise ValueError(f"rows refer to unknown chart(s) {natural_sorted(unknown)[:5]}")
         frame["group"] = frame["chart_id"].map(meta["group"])
         frame["version"] = frame["chart_id"].map(meta["version"])
         frame["manipulation"] = frame["group"].map(planted)
@@ -325,7 +326,7 @@ def justification_report(
                 **_hmi_association(ok),
             }
         )
-        groups = _natural_sorted({g for g in ok["group"] if not _blank(g)})
+        groups = natural_sorted({g for g in ok["group"] if not _blank(g)})
         for group in groups:
             part = ok[ok["group"] == group]
             named = int(part["named"].astype(bool).sum())

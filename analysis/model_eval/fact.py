@@ -8,16 +8,15 @@ import numpy as np
 import pandas as pd
 
 # The participants' chi-square row, so humans and models get the very same test.
-from analysis.hmi import _chi_square_row, chart_hmi, chi_square_manipulation, wilson_interval
+from analysis.hmi import chart_hmi, chi_square_manipulation, chi_square_row, wilson_interval
 from analysis.model_eval.frames import (
     SCOPES,
     answer_frame,
     chart_frame,
     group_manipulations,
     models_in,
-    natural_sorted,
-    require,
 )
+from analysis.tables import natural_sorted, require_columns
 
 # How the study's participants are labelled beside the models in tables and figures.
 HUMANS = "Humans"
@@ -189,7 +188,7 @@ def fact_error_rates(
 
 def _counts_frame(counts: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     counts = pd.DataFrame(counts)
-    require(counts, ("chart_id", "n", "n_wrong"), "counts")
+    require_columns(counts, ("chart_id", "n", "n_wrong"), "counts")
     if counts["chart_id"].duplicated().any():
         raise ValueError("counts has more than one row for a chart")
     unknown = set(counts["chart_id"]) - set(charts["chart_id"])
@@ -235,7 +234,7 @@ def _pooled_chi_square(label: str, counts: pd.DataFrame, correction: bool) -> di
             pd.DataFrame({"version": version, "error": np.repeat([1.0, 0.0], [k, n - k])})
         )
     table = pd.concat(blocks, ignore_index=True)
-    row = _chi_square_row(table, correction)
+    row = chi_square_row(table, correction)
     return {"model": label, **{c: row[c] for c in CHI_SQUARE_COLUMNS if c != "model"}}
 
 
@@ -311,7 +310,7 @@ def human_error_rates(
     concatenate with the models' frames for Figures 3 and 6.
     """
     trials = pd.DataFrame(trials)
-    require(trials, ("participant", "chart_id", "correct"), "trials")
+    require_columns(trials, ("participant", "chart_id", "correct"), "trials")
     counts = chart_hmi(trials)[["chart_id", "n", "n_wrong"]]
     rates = human_fact_rates(counts, charts, label=label, confidence=confidence)
     return rates.overall, rates.by_group

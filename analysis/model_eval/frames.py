@@ -24,11 +24,9 @@ import re
 import numpy as np
 import pandas as pd
 
-# The HMI module's validators, so a model's answers are held to the same rules
-# as participants' (True / False / missing, versions 1 and 2, natural order).
-from analysis.hmi import _is_correct, _versions
-from analysis.hmi import _natural_sorted as natural_sorted
-from analysis.hmi import _require as require
+# The participants' validators, so a model's answers are held to the same rules
+# (True / False / missing, versions 1 and 2, natural order).
+from analysis.tables import is_correct, natural_sorted, require_columns, version_numbers
 
 SCOPES = ("non-manipulated", "manipulated", "all")
 
@@ -36,10 +34,10 @@ SCOPES = ("non-manipulated", "manipulated", "all")
 def chart_frame(charts: pd.DataFrame) -> pd.DataFrame:
     """Charts with version as int, a question column and manipulation present."""
     charts = pd.DataFrame(charts).copy()
-    require(charts, ("chart_id", "group", "version"), "charts")
+    require_columns(charts, ("chart_id", "group", "version"), "charts")
     if charts["chart_id"].duplicated().any():
         raise ValueError("charts has duplicate chart_id values")
-    charts["version"] = _versions(charts["version"])
+    charts["version"] = version_numbers(charts["version"])
     if "question" not in charts:
         # The paper's ids put the pair's question before the version suffix.
         charts["question"] = [re.sub(r"_[12]$", "", str(c)) for c in charts["chart_id"]]
@@ -67,11 +65,11 @@ def _check_keys(frame: pd.DataFrame, charts: pd.DataFrame | None, name: str) -> 
 def answer_frame(answers: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     """Answers joined to the charts, with ``answered`` and ``error`` (NaN when unanswered)."""
     answers = pd.DataFrame(answers)
-    require(answers, ("model", "chart_id", "correct"), "answers")
+    require_columns(answers, ("model", "chart_id", "correct"), "answers")
     answers = answers.assign(model=answers["model"].astype(str))
     _check_keys(answers, charts, "answers")
     answered = answers["correct"].astype(object).notna().to_numpy()
-    error = np.where(answered, (~_is_correct(answers["correct"])).astype(float), np.nan)
+    error = np.where(answered, (~is_correct(answers["correct"])).astype(float), np.nan)
     out = pd.DataFrame(
         {
             "model": answers["model"].to_numpy(),
@@ -89,8 +87,8 @@ def prediction_frame(predictions: pd.DataFrame, hmi: pd.DataFrame) -> pd.DataFra
     """Predictions joined to HMI; rows without both a prediction and an HMI are kept, flagged."""
     predictions = pd.DataFrame(predictions)
     hmi = pd.DataFrame(hmi)
-    require(predictions, ("model", "chart_id", "prediction"), "predictions")
-    require(hmi, ("chart_id", "hmi"), "hmi")
+    require_columns(predictions, ("model", "chart_id", "prediction"), "predictions")
+    require_columns(hmi, ("chart_id", "hmi"), "hmi")
     if hmi["chart_id"].duplicated().any():
         raise ValueError("hmi has duplicate chart_id values")
     predictions = predictions.assign(model=predictions["model"].astype(str))

@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.model_eval.frames import chart_frame, models_in, natural_sorted, prediction_frame
+from analysis.model_eval.frames import chart_frame, models_in, prediction_frame
+from analysis.tables import natural_sorted
 
 MIN_PREDICTIONS = 3
 

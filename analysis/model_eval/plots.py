@@ -12,8 +12,9 @@ from matplotlib.patches import Patch
 
 from analysis.hmi_plots import MANIPULATED_COLOUR, NON_MANIPULATED_COLOUR
 from analysis.model_eval.fact import HUMANS
-from analysis.model_eval.frames import SCOPES, models_in, prediction_frame, require
+from analysis.model_eval.frames import SCOPES, models_in, prediction_frame
 from analysis.svg import figure_to_svg
+from analysis.tables import require_columns
 
 ALL_COLOUR = "#2ca02c"  # the paper's green for "all charts" and fitted lines
 _SCOPE_COLOUR = {
@@ -65,7 +66,7 @@ def fact_error_svg(
     SVG ids ``humans-<scope>``.
     """
     frame = pd.DataFrame(overall)
-    require(frame, ("model", "scope", "error_rate", "ci_low", "ci_high"), "overall")
+    require_columns(frame, ("model", "scope", "error_rate", "ci_low", "ci_high"), "overall")
     models, with_humans = _humans_first(models_in(frame), humans)
     if not models or frame["error_rate"].notna().sum() == 0:
         return _placeholder("No FACT answers yet.")
@@ -137,7 +138,7 @@ def fact_group_svg(
     the models by a line.
     """
     frame = pd.DataFrame(by_group)
-    require(frame, ("model", "group", "scope", "error_rate"), "by_group")
+    require_columns(frame, ("model", "group", "scope", "error_rate"), "by_group")
     models, with_humans = _humans_first(models_in(frame), humans)
     groups = list(dict.fromkeys(frame["group"]))
     if not models or not groups:
@@ -239,7 +240,7 @@ def mind_arrows_svg(arrows: pd.DataFrame, *, title: str | None = None) -> str:
     at the model's prediction. Takes :func:`mind_group_arrows`.
     """
     frame = pd.DataFrame(arrows)
-    require(
+    require_columns(
         frame,
         (
             "model",
@@ -329,13 +330,13 @@ def log_odds_comparison_svg(
     Groups are ordered by the humans' log odds ratio, most misleading at the
     top; a group missing on one side shows only the other marker.
     """
-    from analysis.hmi import MIXED_ESTIMATOR
+    from analysis.log_odds import MIXED_ESTIMATOR
 
     estimator = estimator or MIXED_ESTIMATOR
     sides, labels = [], {}
     for frame in (human_log_odds, model_log_odds):
         frame = pd.DataFrame(frame)
-        require(frame, ("group", "log_odds_ratio"), "log odds")
+        require_columns(frame, ("group", "log_odds_ratio"), "log odds")
         if "estimator" in frame:
             frame = frame[frame["estimator"] == estimator]
         sides.append(frame.set_index("group")["log_odds_ratio"].astype(float))

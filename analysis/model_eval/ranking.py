@@ -9,14 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.hmi import MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
-from analysis.model_eval.frames import (
-    answer_frame,
-    chart_frame,
-    group_manipulations,
-    natural_sorted,
-    require,
-)
+from analysis.log_odds import MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
+from analysis.model_eval.frames import answer_frame, chart_frame, group_manipulations
+from analysis.tables import natural_sorted, require_columns
 
 
 def model_population_log_odds(
@@ -33,7 +28,7 @@ def model_population_log_odds(
         glmer(error ~ group_id:manipulation_type + (1 | llm)
               + (1 | group_id:question_id), family = binomial)
 
-    by handing the answered charts to :func:`analysis.hmi.log_odds_by_group`
+    by handing the answered charts to :func:`analysis.log_odds.log_odds_by_group`
     with the model name in the ``participant`` column, so the model identity is
     the random intercept. ``options`` pass through (confidence, fe_prior_sd,
     include_gee, max_iterations). Groups where every model got every
@@ -68,7 +63,7 @@ def empirical_log_odds(
     model it stays finite when every model got every plain chart right, which
     is common for models, so it can rank all groups; it ignores that answers
     from one model are correlated. Same columns as
-    :func:`analysis.hmi.log_odds_by_group`, so :func:`compare_rankings`
+    :func:`analysis.log_odds.log_odds_by_group`, so :func:`compare_rankings`
     takes it with ``estimator=EMPIRICAL_ESTIMATOR``.
     """
     from scipy import stats
@@ -141,7 +136,7 @@ class RankingComparison:
 
 def _scores(log_odds, estimator: str, name: str) -> tuple[pd.Series, dict]:
     if isinstance(log_odds, pd.DataFrame):
-        require(log_odds, ("group", "log_odds_ratio"), name)
+        require_columns(log_odds, ("group", "log_odds_ratio"), name)
         frame = log_odds
         if "estimator" in frame:
             frame = frame[frame["estimator"] == estimator]
@@ -176,10 +171,10 @@ def compare_rankings(
 ) -> RankingComparison:
     """Kendall's tau between the humans' and the models' ranking of groups.
 
-    Both inputs are :func:`analysis.hmi.log_odds_by_group` frames (rows of
+    Both inputs are :func:`analysis.log_odds.log_odds_by_group` frames (rows of
     ``estimator`` are used) or group -> log odds ratio mappings. The paper
     (section 5.2) reports tau = 0.60 over 14 manipulations; tau here is
-    :func:`analysis.hmi.kendall_tau` (tau-b) over the groups with a finite log
+    :func:`analysis.log_odds.kendall_tau` (tau-b) over the groups with a finite log
     odds ratio on both sides. Groups missing or non-finite on either side are
     listed in ``left_out`` with the reason; with fewer than 2 common groups,
     tau is NaN and ``message`` says why.

@@ -13,9 +13,9 @@ from analysis.hmi import (
     chart_hmi,
     chi_square_manipulation,
     group_table,
-    kendall_tau,
     wilson_interval,
 )
+from analysis.log_odds import kendall_tau
 from analysis.simulate import chartom_groups, make_charts, simulate_trials
 
 

@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-from analysis.hmi import GEE_ESTIMATOR, MIXED_ESTIMATOR, attach_chart_meta, log_odds_by_group
+from analysis.hmi import attach_chart_meta
+from analysis.log_odds import GEE_ESTIMATOR, MIXED_ESTIMATOR, log_odds_by_group
 from analysis.simulate import make_charts, simulate_trials
 
 TRUE_EFFECTS = {"G1": -0.5, "G2": 0.0, "G3": 1.0, "G4": 2.0}

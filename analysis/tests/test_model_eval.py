@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.hmi import MIXED_ESTIMATOR, log_odds_by_group
+from analysis.log_odds import MIXED_ESTIMATOR, log_odds_by_group
 from analysis.model_eval import (
     EMPIRICAL_ESTIMATOR,
     compare_rankings,

@@ -11,9 +11,10 @@ import pandas as pd
 from django.core.cache import cache
 
 from analysis import model_eval as me
-from analysis.hmi import MIXED_ESTIMATOR, _natural_key
 from analysis.justifications import justification_report
+from analysis.log_odds import MIXED_ESTIMATOR
 from analysis.model_eval.frames import prediction_frame
+from analysis.tables import natural_key
 from studies.model_answers_format import ModelAnswerRow, coverage
 from studies.models import ManipulationType, ModelAnswer, ModelRun, Study, StudyResults
 from studies.selectors.results import chart_catalogue
@@ -61,7 +62,7 @@ def model_answer_frame(study: Study) -> pd.DataFrame:
     )
     # Sorted here rather than by the database, whose collation decides the order
     # of names and ids differently on SQLite and PostgreSQL: exports must not differ.
-    rows = sorted(rows, key=lambda r: (r[0], _natural_key(r[1])))
+    rows = sorted(rows, key=lambda r: (r[0], natural_key(r[1])))
     frame = pd.DataFrame(rows, columns=ANSWER_COLUMNS)
     frame["correct"] = frame["correct"].astype(object)
     return frame

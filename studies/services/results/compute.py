@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 from django.utils import timezone
 
-from analysis import hmi as stats
+from analysis.hmi import attach_chart_meta, chart_hmi, chi_square_manipulation, group_table
 from analysis.hmi_plots import paired_group_svg, sorted_hmi_svg
+from analysis.log_odds import MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
 from analysis.simulate import chartom_groups
 from studies.models import Study, StudyResults
 from studies.selectors import results as sel
@@ -50,7 +51,7 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
             "correct": trials["correct"],
         }
     )
-    hmi = stats.chart_hmi(frame, chart_ids=list(catalogue["chart_id"]))
+    hmi = chart_hmi(frame, chart_ids=list(catalogue["chart_id"]))
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
@@ -61,7 +62,7 @@ def kendall_vs_paper(log_odds: pd.DataFrame) -> dict:
     groups present in both (by code, G1..G15) are compared.
     """
     mixed = log_odds[
-        (log_odds["estimator"] == stats.MIXED_ESTIMATOR) & log_odds["log_odds_ratio"].notna()
+        (log_odds["estimator"] == MIXED_ESTIMATOR) & log_odds["log_odds_ratio"].notna()
     ]
     ours = dict(zip(mixed["group"], mixed["log_odds_ratio"], strict=True))
     paper = chartom_groups()
@@ -71,7 +72,7 @@ def kendall_vs_paper(log_odds: pd.DataFrame) -> dict:
     common = [g for g in ours if g in theirs]
     base = {
         "against": "CHARTOM paper, Table 1 (log odds ratio of its mean HMIs per group)",
-        "estimator": stats.MIXED_ESTIMATOR,
+        "estimator": MIXED_ESTIMATOR,
         "groups": common,
     }
     if len(common) < 2:
@@ -81,7 +82,7 @@ def kendall_vs_paper(log_odds: pd.DataFrame) -> dict:
             "message": "Kendall's tau needs at least 2 groups with a fitted log odds ratio "
             "that also appear (by code, G1..G15) in the paper's Table 1.",
         }
-    result = stats.kendall_tau({g: ours[g] for g in common}, {g: theirs[g] for g in common})
+    result = kendall_tau({g: ours[g] for g in common}, {g: theirs[g] for g in common})
     message = None
     if math.isnan(result.tau):
         message = "Kendall's tau is undefined: one of the rankings is constant."
@@ -140,7 +141,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
     for row in charts:
         row["answers"] = answers.get(row["pk"], [])
     data["charts"] = charts
-    table = stats.group_table(
+    table = group_table(
         hmi,
         catalogue.drop(columns=["manipulation"]).rename(
             columns={"group_manipulation": "manipulation"}
@@ -155,7 +156,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         data["messages"].append(NO_PARTICIPANTS)
         return data
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
-    with_meta = stats.attach_chart_meta(
+    with_meta = attach_chart_meta(
         pd.DataFrame(
             {
                 "participant": trials["participant"].astype(str),
@@ -167,11 +168,11 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
             columns={"group_manipulation": "manipulation"}
         ),
     )
-    chi = stats.chi_square_manipulation(with_meta)
+    chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
     if fit_models:
-        fits = stats.log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
+        fits = log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
         data["log_odds"] = _records(fits)
         data["kendall"] = kendall_vs_paper(fits)
     return data
