@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from analysis.model_eval.probability import extract_probability
+from analysis.tables import natural_key
 from studies.answers import DEFAULT_TOLERANCE, AnswerFormatError, check_answer
 from studies.benchmark_format import decode_text
 
@@ -447,19 +448,13 @@ class ModelCoverage:
         return self.answered / self.total if self.total else 0.0
 
 
-def _natural_key(value: str) -> tuple:
-    return tuple(
-        (0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", value) if p
-    )
-
-
 def coverage(rows: Iterable[ModelAnswerRow], known_chart_ids: Iterable[str]) -> list[ModelCoverage]:
     """Per model, how many of ``known_chart_ids`` it answered, listing the gaps.
 
     Rows for charts outside the study are not counted (see
     :func:`check_against_charts`).
     """
-    known = sorted(set(known_chart_ids), key=_natural_key)
+    known = sorted(set(known_chart_ids), key=natural_key)
     rows = list(rows)
     out = []
     for model in dict.fromkeys(r.model for r in rows):

@@ -5,9 +5,9 @@ import io
 
 import pytest
 
+from analysis.tables import natural_key
 from studies.services.model_runner.progress import ProgressBar, format_duration
 from studies.services.model_runner.run import (
-    _natural_key,
     chat_payload,
     image_data_url,
     payload_hash,
@@ -83,7 +83,7 @@ def test_requests_hold_the_prompt_and_the_image_and_hash_stably():
 
 def test_charts_go_in_natural_id_order():
     ids = ["G10_Q1_1", "G2_Q1_2", "G2_Q1_1", "G1_Q10_1", "G1_Q2_1"]
-    assert sorted(ids, key=_natural_key) == [
+    assert sorted(ids, key=natural_key) == [
         "G1_Q2_1",
         "G1_Q10_1",
         "G2_Q1_1",

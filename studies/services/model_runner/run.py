@@ -27,13 +27,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TextIO
 
 from django.utils import timezone
 
+from analysis.tables import natural_key
 from studies.model_answers_format import FILE, Problem
 from studies.models import AnswerType, Chart, ModelAnswer, ModelReply, Study
 from studies.services.model_eval import ImportReport, model_answers_import
@@ -76,13 +76,6 @@ class ChartImageError(Exception):
 
 
 # --------------------------------------------------------------------------- requests
-
-
-def _natural_key(chart_id: str) -> tuple:
-    # G2_Q1_1 before G10_Q1_1, so a run (and a --limit) goes in the order people read ids.
-    return tuple(
-        (0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", chart_id)
-    )
 
 
 def image_data_url(data: bytes) -> str:
@@ -166,7 +159,8 @@ def plan_requests(
         ).only("chart_id", "question", "request_hash")
     }
     plans = []
-    for chart in sorted(study_prompt_charts(study), key=lambda c: _natural_key(c.chart_id)):
+    # G2_Q1_1 before G10_Q1_1, so a run (and a --limit) goes in the order people read ids.
+    for chart in sorted(study_prompt_charts(study), key=lambda c: natural_key(c.chart_id)):
         try:
             with chart.image.open("rb") as handle:
                 image_url = image_data_url(handle.read())
