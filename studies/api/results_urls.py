@@ -20,6 +20,11 @@ urlpatterns = [
         name="study-results-decision",
     ),
     path(
+        "studies/<slug:slug>/results/compare/<slug:other>/",
+        views.StudyComparisonView.as_view(),
+        name="study-results-compare",
+    ),
+    path(
         "studies/<slug:slug>/results/exports/",
         views.StudyResultsExportView.as_view(),
         name="study-results-export",

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 from core.api.serializers import JobSerializer
 from core.permissions import IsResearcher
 from studies.selectors import results as results_sel
+from studies.selectors.results_compare import study_comparison
 from studies.selectors.study import study_get
 from studies.services import exports
 from studies.services.results.exclusion import exclusion_override_set, study_exclusion
@@ -149,3 +150,31 @@ class StudyResultsExportView(StudyResultsScoped, APIView):
         return Response(
             JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
         )
+
+
+class StudyComparisonSerializer(serializers.Serializer):
+    study = serializers.CharField()
+    other = serializers.CharField()
+    other_title = serializers.CharField()
+    estimator = serializers.CharField()
+    tau = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True)
+    message = serializers.CharField(allow_null=True)
+    groups = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Shared manipulation groups, this study's highest log OR first: manipulation, "
+        "group, other_group, log_odds_ratio, other_log_odds_ratio.",
+    )
+    only_here = serializers.ListField(child=serializers.CharField())
+    only_there = serializers.ListField(child=serializers.CharField())
+
+
+class StudyComparisonView(StudyResultsScoped, APIView):
+    @extend_schema(
+        summary="Kendall's tau between two of your studies' rankings of manipulation groups",
+        responses={200: StudyComparisonSerializer},
+    )
+    def get(self, request, slug, other):
+        study = self.get_study()
+        other_study = study_get(user=request.user, slug=other)  # 404 unless it is yours too
+        return Response(study_comparison(study, other_study))

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 from core.decorators import researcher_required
 from core.models import Job
 from studies.selectors import results as results_sel
+from studies.selectors.results_compare import comparable_studies, study_comparison
 from studies.selectors.study import study_get
 from studies.services import exports
 from studies.services.results.exclusion import REASONS, exclusion_override_set, study_exclusion
@@ -56,9 +57,13 @@ def study_results(request, slug: str):
     if data:
         mixed = [r for r in data["log_odds"] if r["estimator"].startswith("BinomialBayes")]
         gee = [r for r in data["log_odds"] if r["estimator"].startswith("GEE")]
+    comparable = comparable_studies(study=study) if data else []
+    other = next((s for s in comparable if s.slug == request.GET.get("compare")), None)
     context = {
         "study": study,
         "data": data,
+        "comparable": comparable,
+        "comparison": study_comparison(study, other) if other else None,
         "snapshot": snapshot,
         "job": _job_view(job),
         "running": job is not None and not job.is_finished,
