@@ -5,6 +5,7 @@ from annotation.views import (
     onboarding,
     quality_annotator,
     quality_researcher,
+    quality_rounds,
     reports,
     researcher,
 )
@@ -41,6 +42,21 @@ urlpatterns = [
         "projects/<slug:slug>/quality/rounds/new/",
         quality_researcher.round_new,
         name="quality-round-new",
+    ),
+    path(
+        "projects/<slug:slug>/quality/rounds/<int:pk>/edit/",
+        quality_rounds.round_edit,
+        name="quality-round-edit",
+    ),
+    path(
+        "projects/<slug:slug>/quality/rounds/<int:pk>/delete/",
+        quality_rounds.round_delete_view,
+        name="quality-round-delete",
+    ),
+    path(
+        "projects/<slug:slug>/quality/rounds/<int:pk>/move/",
+        quality_rounds.round_move_view,
+        name="quality-round-move",
     ),
     path(
         "projects/<slug:slug>/quality/gold/reference/",

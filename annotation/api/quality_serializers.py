@@ -162,3 +162,41 @@ class QualityOverviewSerializer(serializers.Serializer):
 
 class DecisionSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=500)
+
+
+class RoundPatchSerializer(serializers.Serializer):
+    """A partial change to a round; once annotators attempted it, only the title may differ."""
+
+    title = serializers.CharField(max_length=120, required=False)
+    items = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=1,
+        required=False,
+        help_text="Item ids with gold.",
+    )
+    rule = serializers.ChoiceField(choices=QualificationRound.Rule.choices, required=False)
+    pass_mark = serializers.FloatField(min_value=0, max_value=1, required=False)
+
+    def validate(self, attrs):
+        unknown = sorted(set(self.initial_data) - set(self.fields))
+        if "position" in unknown:
+            raise serializers.ValidationError(
+                {"position": ["A round's place changes with POST .../move/ (up or down)."]}
+            )
+        if unknown:
+            raise serializers.ValidationError({key: ["Not a field of a round."] for key in unknown})
+        return attrs
+
+
+class RoundMoveSerializer(serializers.Serializer):
+    direction = serializers.ChoiceField(choices=[("up", "up"), ("down", "down")])
+
+
+class RoundDeletedSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="Where the deleted round was.")
+    title = serializers.CharField()
+    qualified = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Annotators qualified because the deleted round was the last one they lacked.",
+    )
+    rounds = RoundSerializer(many=True, help_text="The rounds left, renumbered 1..n.")

@@ -4,6 +4,7 @@ from annotation.api import (
     annotator,
     quality_annotator,
     quality_researcher,
+    quality_rounds,
     reports,
     researcher,
 )
@@ -142,6 +143,16 @@ urlpatterns = [
         "projects/<slug:slug>/rounds/",
         quality_researcher.RoundListView.as_view(),
         name="project-rounds",
+    ),
+    path(
+        "projects/<slug:slug>/rounds/<int:position>/",
+        quality_rounds.RoundDetailView.as_view(),
+        name="project-round",
+    ),
+    path(
+        "projects/<slug:slug>/rounds/<int:position>/move/",
+        quality_rounds.RoundMoveView.as_view(),
+        name="project-round-move",
     ),
     path(
         "projects/<slug:slug>/annotators/<str:username>/<str:action>/",

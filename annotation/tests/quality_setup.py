@@ -51,3 +51,22 @@ def control_item_ids(project):
     return set(
         Item.objects.filter(project=project, gold__isnull=False).values_list("pk", flat=True)
     )
+
+
+GOLD_C = [["magnitude_error"], []]
+
+
+def with_three_rounds(project, make_items, researcher, **policy):
+    """``with_rounds`` plus a third one-item round (gold C), no control items."""
+    setup = with_rounds(project, make_items, researcher, controls=0, **policy)
+    (c,) = make_items(project, 1)
+    gc = gold_set(project=project, item=c, labels=GOLD_C, actor=researcher)
+    r3 = round_create(project=project, title="Round three", gold_items=[gc], actor=researcher)
+    return {"rounds": [*setup["rounds"], r3], "gold": [*setup["gold"], gc]}
+
+
+def round_titles(project):
+    """The project's round titles in order, after checking positions are exactly 1..n."""
+    rows = list(project.rounds.order_by("position").values_list("position", "title"))
+    assert [p for p, _ in rows] == list(range(1, len(rows) + 1))
+    return [t for _, t in rows]

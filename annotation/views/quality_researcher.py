@@ -17,6 +17,7 @@ from annotation.selectors.quality import (
     paused_annotators,
     quality_rows,
 )
+from annotation.selectors.rounds import round_rows
 from annotation.services.quality import (
     ACTIONS,
     QualityError,
@@ -67,7 +68,7 @@ def dashboard(request, slug: str):
             "policy": policy,
             "policy_form": PolicyForm(instance=policy),
             "round_form": RoundForm(project=project),
-            "rounds": list(project.rounds.prefetch_related("gold_items__item")),
+            "rounds": round_rows(project),
             "gold": gold,
             "funnel": funnel(project),
             "rows": quality_rows(project),

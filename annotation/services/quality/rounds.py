@@ -15,6 +15,7 @@ from annotation.services.quality.common import (
     policy_for,
     qualification_for,
 )
+from annotation.services.quality.round_edits import check_round_settings, rounds_locked
 from annotation.services.quality.scoring import score_many
 from core.services.audit import audit_record
 
@@ -24,23 +25,36 @@ State = Qualification.State
 def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
                  pass_mark: float = 0.6, actor=None) -> QualificationRound:  # fmt: skip
     gold_items = list(gold_items)
-    if not gold_items:
-        raise QualityError("A round needs at least one gold item.", status=400, code="invalid")
-    if any(g.project_id != project.pk for g in gold_items):
-        raise QualityError("Gold items must belong to the project.", status=400, code="invalid")
-    if rule not in QualificationRound.Rule.values:
-        raise QualityError("The rule is 'f1' or 'accuracy'.", status=400, code="invalid")
-    if not 0 <= pass_mark <= 1:
-        raise QualityError("The pass mark is between 0 and 1.", status=400, code="invalid")
+    check_round_settings(project=project, gold_items=gold_items, rule=rule, pass_mark=pass_mark)
     with transaction.atomic():
-        last = project.rounds.order_by("-position").values_list("position", flat=True).first()
+        rounds = rounds_locked(project)
         created = QualificationRound.objects.create(
-            project=project, position=(last or 0) + 1, title=title, rule=rule, pass_mark=pass_mark
+            project=project,
+            position=(rounds[-1].position if rounds else 0) + 1,
+            title=title,
+            rule=rule,
+            pass_mark=pass_mark,
         )
         created.gold_items.set(gold_items)
         audit_record(actor=actor, action="annotation.round_create", subject=project.subject,
                      details={"position": created.position, "title": title})  # fmt: skip
     return created
+
+
+def _round_locked(project: Project, position: int) -> QualificationRound | None:
+    """The round at ``position``, locked so no researcher edits, moves or deletes it meanwhile."""
+    # If a researcher's reorder commits while this waits for the lock, the row it waited
+    # for has moved away and the locked read comes back empty; a second read sees the
+    # new order (each statement reads the latest committed state).
+    for _ in range(2):
+        found = (
+            QualificationRound.objects.select_for_update()
+            .filter(project=project, position=position)
+            .first()
+        )
+        if found is not None:
+            return found
+    return None
 
 
 def _locked_qualification(project, annotator) -> Qualification:
@@ -65,8 +79,9 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
     now = now or timezone.now()
     policy = policy_for(project)
     with transaction.atomic():
+        # The round before the qualification: round_edits locks in that order too.
+        round_ = _round_locked(project, position)
         qualification = _locked_qualification(project, annotator)
-        round_ = QualificationRound.objects.filter(project=project, position=position).first()
         if round_ is None:
             raise QualityError("No such round.", status=404, code="not_found")
         if qualification.state == State.ELIMINATED:
