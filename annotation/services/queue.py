@@ -9,6 +9,8 @@ IntegrityError that is retried, never into a k+1-th label set.
 
 from __future__ import annotations
 
+import time
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import (
@@ -40,6 +42,8 @@ from core.services.audit import audit_record
 
 State = Assignment.State
 MAX_SKIP_REASON = 1000
+LEASE_ATTEMPTS = 8
+RETRY_PAUSE = 0.005  # seconds, growing with each attempt: at most 0.18 s in all
 STALE_BATCH = 100
 
 
@@ -102,14 +106,15 @@ def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
     None when nothing is left for them: every item has k annotators, or they
     already labelled or skipped the rest.
     """
-    for _attempt in range(5):
+    for attempt in range(LEASE_ATTEMPTS):
         try:
             with transaction.atomic():
                 return _lease(project, annotator)
         except IntegrityError:
             # The same annotator asked twice at once and the other request won (one
-            # open lease each), or a slot was taken under us: look again.
-            continue
+            # open lease each), a slot was taken under us, or the open items were all
+            # locked by other requests for a moment: look again, after a short pause.
+            time.sleep(RETRY_PAUSE * (attempt + 1))
     raise QueueError("The queue is busy. Please try again.", status=503, code="busy")
 
 
@@ -143,20 +148,32 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
 
     # Quality control (annotation.services.quality): only qualified, active
     # annotators get new work, and some of it is control items. Both candidates,
-    # the next ordinary item and a control, are looked up (and locked, skipping
-    # locked rows) on every request, and either is leased by the same code, so
-    # the statements run and the time they take do not depend on which one the
-    # draw picks. The unused row's lock ends with this short transaction.
+    # the next ordinary item and a control, are looked up on every request (the
+    # one the draw wants is also locked, skipping rows others hold), and either
+    # is leased by the same code, so the statements run and the time they take
+    # do not depend on which kind the annotator gets.
     qualification = _quality_gate(project, annotator)
-    ordinary = _first_unlocked(_open_items(project, annotator))
+    wants_control = control_wanted(project=project, qualification=qualification)
+    ordinary = _first(_open_items(project, annotator), lock=not wants_control)
     control = None
     if qualification is not None:
-        control = _first_unlocked(control_candidates(project=project, annotator=annotator))
-    if control is not None and control_wanted(project=project, qualification=qualification):
+        control = _first(
+            control_candidates(project=project, annotator=annotator), lock=wants_control
+        )
+    if wants_control and control is not None:
         item, is_control = control, True
     elif ordinary is not None:
         item, is_control = ordinary, False
+        if wants_control:  # no control left for them: an ordinary item after all
+            item = _first(_open_items(project, annotator), lock=True)
     else:
+        item = None
+    if item is None:
+        if _open_items(project, annotator).exists():
+            # Every open item is locked by someone else's request right now, not
+            # taken: look again (assignment_next retries) rather than tell the
+            # annotator there is nothing left.
+            raise IntegrityError("open items are being leased right now")
         return None
     assignment = _lease_item(project, annotator, item, control=is_control, now=now)
     control_tally(qualification=qualification, control=is_control)
@@ -176,9 +193,11 @@ def _open_items(project: Project, annotator: User):
     )
 
 
-def _first_unlocked(items) -> Item | None:
-    """Lock and return the first item nobody else is leasing right now."""
-    return items.select_for_update(skip_locked=True, of=("self",)).first()
+def _first(items, *, lock: bool) -> Item | None:
+    """The first item; with ``lock``, the first nobody else is leasing right now, locked."""
+    if lock:
+        items = items.select_for_update(skip_locked=True, of=("self",))
+    return items.first()
 
 
 def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
