@@ -149,7 +149,12 @@ def clean(value, digits: int | None = 4):
         value = float(value)
         if math.isnan(value) or math.isinf(value):
             return None
-        return value if digits is None else round(value, digits)
+        if digits is None:
+            return value
+        if value != 0 and abs(value) < 10**-digits:
+            # Tiny numbers (p-values of 1e-70) keep their significant digits, not 0.0.
+            return float(f"{value:.{digits - 1}e}")
+        return round(value, digits)
     if isinstance(value, np.integer | np.bool_):
         return value.item()
     if isinstance(value, list | tuple):

@@ -109,3 +109,13 @@ def test_the_api_and_the_page_carry_the_humans_row(study, client, researcher, re
     html = client.get(reverse("studies:models", args=[study.slug])).content.decode()
     assert 'id="humans-note"' in html
     assert html.count('class="humans-row"') == 3 + 2 + 1  # overall, by group, chi-square
+
+
+def test_tiny_p_values_keep_their_significant_digits_on_the_page():
+    from studies.selectors.model_eval import clean
+
+    assert clean(5.123456e-72) == 5.123e-72
+    assert clean(0.123456) == 0.1235
+    assert clean(0.0) == 0.0
+    assert clean(-0.00001234567) == -1.235e-05
+    assert clean(5.123456e-72, digits=None) == 5.123456e-72
