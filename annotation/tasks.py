@@ -1,1 +1,1 @@
-from annotation import jobs_reports  # noqa: F401
+from annotation import jobs_imports, jobs_reports  # noqa: F401

@@ -168,6 +168,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 CHARTROOM_MAX_UPLOAD_BYTES = envint("CHARTROOM_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
 CHARTROOM_MAX_IMAGE_BYTES = envint("CHARTROOM_MAX_IMAGE_BYTES", 10 * 1024 * 1024)
 CHARTROOM_MAX_IMAGE_PIXELS = envint("CHARTROOM_MAX_IMAGE_PIXELS", 40_000_000)
+# Caption uploads (file and images together) larger than this are imported by a background
+# job instead of in the request, which a web worker's timeout would cut short.
+CHARTROOM_CAPTIONS_INLINE_BYTES = envint("CHARTROOM_CAPTIONS_INLINE_BYTES", 5 * 1024 * 1024)
 
 # --- cache ------------------------------------------------------------------------------------
 # Computed reports (e.g. the model analyses) are cached under a digest of their inputs. With

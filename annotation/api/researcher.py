@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -14,6 +15,7 @@ from annotation.api.serializers import (
     CategoryUpdateSerializer,
     ImportBatchSerializer,
     ImportCreateSerializer,
+    ImportQueuedSerializer,
     ItemDetailSerializer,
     ItemSerializer,
     LeaseSerializer,
@@ -40,6 +42,10 @@ from annotation.services import (
     category_update,
     project_create,
     project_update,
+)
+from annotation.services.import_jobs import (
+    captions_import_enqueue,
+    captions_import_in_background,
 )
 from core.api.errors import error_body
 from core.models import User
@@ -117,7 +123,12 @@ class CategoryDetailView(generics.GenericAPIView):
 
 
 class ImportListCreateView(generics.ListAPIView):
-    """Imports into the project, newest first; POST uploads a caption file (and a zip of images)."""
+    """Imports into the project, newest first; POST uploads a caption file (and a zip of images).
+
+    An upload over ``CHARTROOM_CAPTIONS_INLINE_BYTES`` (5 MB; file and images together) is
+    imported by a background job: 202 with the job's id and URL. Its result holds the
+    ImportBatch id (``batch``) or the problems, each with its file and row.
+    """
 
     permission_classes = [IsResearcher]
     serializer_class = ImportBatchSerializer
@@ -130,6 +141,9 @@ class ImportListCreateView(generics.ListAPIView):
         request={"multipart/form-data": ImportCreateSerializer},
         responses={
             201: ImportBatchSerializer,
+            202: OpenApiResponse(
+                ImportQueuedSerializer, description="A large upload, imported by a job."
+            ),
             400: OpenApiResponse(description="Rejected: each problem with its record and reason."),
         },
         summary="Import captions: all records or none",
@@ -141,6 +155,17 @@ class ImportListCreateView(generics.ListAPIView):
         upload = form.validated_data["file"]
         images = form.validated_data.get("images")
         try:
+            if captions_import_in_background(upload=upload, images=images):
+                job = captions_import_enqueue(
+                    project=project,
+                    user=request.user,
+                    upload=upload,
+                    images=images,
+                    format=form.validated_data.get("format"),
+                )
+                url = request.build_absolute_uri(reverse("api:job-detail", args=[job.pk]))
+                body = {"job": job.pk, "state": job.state, "url": url}
+                return Response(body, status=status.HTTP_202_ACCEPTED)
             result = captions_import(
                 project=project,
                 data=upload.read(),

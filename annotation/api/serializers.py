@@ -136,6 +136,14 @@ class ImportCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=["json", "jsonl", "csv"], required=False)
 
 
+class ImportQueuedSerializer(serializers.Serializer):
+    job = serializers.IntegerField(help_text="The background job importing the upload.")
+    state = serializers.CharField(help_text="queued, running, done or failed")
+    url = serializers.URLField(
+        help_text="Poll this job: its result holds the ImportBatch id (batch) or the problems."
+    )
+
+
 class ImportBatchSerializer(serializers.ModelSerializer):
     state = serializers.CharField(read_only=True, help_text="done or rejected")
     created_by = serializers.CharField(source="created_by.username", default=None, read_only=True)

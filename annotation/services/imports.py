@@ -4,14 +4,20 @@ The whole file is read and checked first (records, labels, images); only a file
 without problems is written, inside one transaction. Chart images from a zip are
 stored under content-derived names, so a file written for an import that is then
 rejected is harmless and a re-import reuses it.
+
+Large uploads run the same function in a background job (``import_jobs``), which passes
+``progress`` to show how far it got and the zip as an open file rather than bytes.
 """
 
 from __future__ import annotations
 
+import io
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import BinaryIO
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -29,7 +35,16 @@ from core.models import User
 from studies.images import ImageRejected, generated_name, validate_image
 
 CHART_DIR = "annotation/charts"
+# Items are written this many at a time, with a progress report after each batch.
+WRITE_BATCH = 2000
 _url = URLValidator(schemes=["http", "https"])
+
+# progress(fraction from 0 to 1, message): how a job shows the stage it is in.
+Progress = Callable[[float, str], None]
+
+
+def _no_progress(fraction: float, message: str) -> None:
+    pass
 
 
 class ImportRejected(ValidationError):
@@ -70,10 +85,32 @@ class ImportResult:
         return " ".join(parts)
 
 
+def upload_size(data: bytes | BinaryIO | None) -> int:
+    """Bytes in an upload given as bytes or as a seekable binary file."""
+    if data is None:
+        return 0
+    if isinstance(data, bytes | bytearray):
+        return len(data)
+    position = data.tell()
+    size = data.seek(0, io.SEEK_END)
+    data.seek(position)
+    return size
+
+
+def upload_limit_problem(size: int) -> Problem | None:
+    """The problem with an upload of ``size`` bytes (caption file and images together), if any."""
+    limit = settings.CHARTROOM_MAX_UPLOAD_BYTES
+    if size > limit:
+        return Problem(
+            None, "", "file", f"Uploads are limited to {limit // (1024 * 1024)} MB in all."
+        )
+    return None
+
+
 class _Images:
     """Chart files of an uploaded zip, found by file name, each checked once."""
 
-    def __init__(self, data: bytes | None):
+    def __init__(self, data: bytes | BinaryIO | None):
         self.archive = None
         self.names: dict[str, str] = {}
         self.checked: dict[str, tuple[str, bytes] | str] = {}
@@ -81,9 +118,9 @@ class _Images:
         if data is None:
             return
         try:
-            import io
-
-            self.archive = zipfile.ZipFile(io.BytesIO(data))
+            # An open file is read entry by entry: a large zip never has to fit in memory.
+            source = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+            self.archive = zipfile.ZipFile(source)
         except zipfile.BadZipFile:
             self.problem = "the images file is not a valid zip archive."
             return
@@ -131,9 +168,13 @@ class _Images:
         return outcome
 
 
-def _image_problems(records: list[Record], images: _Images) -> tuple[list[Problem], dict]:
+def _image_problems(
+    records: list[Record], images: _Images, tick: Callable[[int], None] = lambda done: None
+) -> tuple[list[Problem], dict]:
     problems, files = [], {}
-    for record in records:
+    for done, record in enumerate(records):
+        if done % 1000 == 0:
+            tick(done)
         ref = record.image
         if not ref:
             continue
@@ -181,21 +222,21 @@ def captions_import(
     data: bytes,
     filename: str,
     user: User | None = None,
-    images: bytes | None = None,
+    images: bytes | BinaryIO | None = None,
     images_filename: str = "",
     format: str | None = None,
+    progress: Progress | None = None,
 ) -> ImportResult:
-    """Import every record of a caption file, or none (raising :class:`ImportRejected`)."""
+    """Import every record of a caption file, or none (raising :class:`ImportRejected`).
+
+    ``images`` is the zip of chart images as bytes or as an open binary file.
+    """
     started = time.monotonic()
-    limit = settings.CHARTROOM_MAX_UPLOAD_BYTES
-    if len(data) + len(images or b"") > limit:
-        raise ImportRejected(
-            [
-                Problem(
-                    None, "", "file", f"Uploads are limited to {limit // (1024 * 1024)} MB in all."
-                )
-            ]
-        )
+    progress = progress or _no_progress
+    too_large = upload_limit_problem(len(data) + upload_size(images))
+    if too_large:
+        raise ImportRejected([too_large])
+    progress(0.0, "Parsing the caption file")
     keys = list(project.categories.order_by("position", "pk").values_list("key", flat=True))
     parsed = parse_captions(
         data, filename, category_keys=keys, split=split_sentences, format=format
@@ -204,7 +245,15 @@ def captions_import(
     zipped = _Images(images)
     if zipped.problem:
         problems.append(Problem(None, "", "images", zipped.problem))
-    image_problems, files = _image_problems(parsed.records, zipped)
+    count = max(len(parsed.records), 1)
+    image_problems, files = _image_problems(
+        parsed.records,
+        zipped,
+        lambda done: progress(
+            0.2 + 0.2 * done / count,
+            f"Checking images: {done:,} of {len(parsed.records):,} records",
+        ),
+    )
     problems.extend(image_problems)
     if problems:
         problems.sort(key=lambda p: (p.record is not None, p.record or 0))
@@ -213,12 +262,16 @@ def captions_import(
     existing_ids = set(Item.objects.filter(project=project).values_list("external_id", flat=True))
     new = [r for r in parsed.records if r.id not in existing_ids]
     existing = [r.id for r in parsed.records if r.id in existing_ids]
+    if files:
+        progress(0.4, "Storing chart images")
     for name, content in dict(files.values()).items():
         if not default_storage.exists(name):
             default_storage.save(name, ContentFile(content))
 
     try:
-        batch = _write(project, user, filename, images_filename, parsed, new, existing, files)
+        batch = _write(
+            project, user, filename, images_filename, parsed, new, existing, files, progress
+        )
     except IntegrityError:
         # Another import into this project added some of the same ids meanwhile.
         problem = Problem(
@@ -242,7 +295,9 @@ def captions_import(
 
 
 @transaction.atomic
-def _write(project, user, filename, images_filename, parsed, new, existing, files) -> ImportBatch:
+def _write(
+    project, user, filename, images_filename, parsed, new, existing, files, progress
+) -> ImportBatch:
     batch = ImportBatch.objects.create(
         project=project,
         created_by=user,
@@ -257,34 +312,55 @@ def _write(project, user, filename, images_filename, parsed, new, existing, file
     )
     start = (Item.objects.filter(project=project).aggregate(m=Max("position"))["m"] or 0) + 1
     split_map = project.split_map or {}
-    items = []
-    for offset, record in enumerate(new):
-        is_url = "://" in record.image
-        items.append(
-            Item(
-                project=project,
-                external_id=record.id,
-                sentences=list(record.sentences),
-                image=files[record.id][0] if record.id in files else "",
-                image_url=record.image if is_url else "",
-                model=record.model,
-                dataset=record.dataset,
-                split=split_for(record.model, split_map),
-                position=start + offset,
-                import_batch=batch,
-            )
-        )
-    Item.objects.bulk_create(items, batch_size=500)
-    if any(r.labels is not None for r in new):
-        pks = dict(Item.objects.filter(import_batch=batch).values_list("external_id", "pk"))
-        ReferenceLabels.objects.bulk_create(
+    labelled = [r for r in new if r.labels is not None]
+    # Items and reference labels share the last part of the bar by their number of rows.
+    rows = max(len(new) + len(labelled), 1)
+    _writing(progress, 0, rows, f"0 of {len(new):,} items")
+    for first in range(0, len(new), WRITE_BATCH):
+        chunk = new[first : first + WRITE_BATCH]
+        Item.objects.bulk_create(
             (
-                ReferenceLabels(
-                    item_id=pks[r.id], labels=[list(s) for s in r.labels], source=filename[:255]
+                Item(
+                    project=project,
+                    external_id=record.id,
+                    sentences=list(record.sentences),
+                    image=files[record.id][0] if record.id in files else "",
+                    image_url=record.image if "://" in record.image else "",
+                    model=record.model,
+                    dataset=record.dataset,
+                    split=split_for(record.model, split_map),
+                    position=start + first + offset,
+                    import_batch=batch,
                 )
-                for r in new
-                if r.labels is not None
+                for offset, record in enumerate(chunk)
             ),
             batch_size=500,
         )
+        _writing(
+            progress, first + len(chunk), rows, f"{first + len(chunk):,} of {len(new):,} items"
+        )
+    if labelled:
+        pks = dict(Item.objects.filter(import_batch=batch).values_list("external_id", "pk"))
+        for first in range(0, len(labelled), WRITE_BATCH):
+            chunk = labelled[first : first + WRITE_BATCH]
+            ReferenceLabels.objects.bulk_create(
+                (
+                    ReferenceLabels(
+                        item_id=pks[r.id], labels=[list(s) for s in r.labels], source=filename[:255]
+                    )
+                    for r in chunk
+                ),
+                batch_size=500,
+            )
+            _writing(
+                progress,
+                len(new) + first + len(chunk),
+                rows,
+                f"reference labels, {first + len(chunk):,} of {len(labelled):,}",
+            )
     return batch
+
+
+def _writing(progress: Progress, done: int, rows: int, what: str) -> None:
+    share = done / rows
+    progress(0.45 + 0.55 * share, f"Writing rows: {share:.0%} ({what})")

@@ -1,9 +1,12 @@
 """Researchers' project pages: progress, settings and categories, imports, items, leases."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -22,6 +25,11 @@ from annotation.selectors import (
     project_overview,
     researcher_item,
 )
+from annotation.selectors.imports import (
+    caption_import_job,
+    caption_import_jobs_pending,
+    job_problems,
+)
 from annotation.services import (
     ImportRejected,
     QueueError,
@@ -32,8 +40,12 @@ from annotation.services import (
     category_update,
     project_update,
 )
+from annotation.services.import_jobs import (
+    captions_import_enqueue,
+    captions_import_in_background,
+)
 from core.decorators import researcher_required
-from core.models import User
+from core.models import Job, User
 
 
 def _visible(request, slug: str) -> Project:
@@ -68,6 +80,7 @@ def project_detail(request, slug: str):
             "leases": leases,
             "members": [r.username for r in rows],
             "imports": ImportBatch.objects.filter(project=project)[:5],
+            "import_jobs": caption_import_jobs_pending(project=project, user=request.user),
             "invite_url": request.build_absolute_uri(f"/annotation/join/{project.invite_code}/"),
         },
     )
@@ -135,6 +148,7 @@ def project_settings(request, slug: str):
 
 @researcher_required
 def project_import(request, slug: str):
+    """Upload captions: small files import at once, large ones in a job this page then shows."""
     project = _visible(request, slug)
     form = ImportForm(request.POST or None, request.FILES or None)
     problems = None
@@ -142,6 +156,12 @@ def project_import(request, slug: str):
         upload = form.cleaned_data["file"]
         images = form.cleaned_data.get("images")
         try:
+            if captions_import_in_background(upload=upload, images=images):
+                job = captions_import_enqueue(
+                    project=project, user=request.user, upload=upload, images=images
+                )
+                url = reverse("annotation:project-import", args=[project.slug])
+                return redirect(f"{url}?job={job.pk}")
             result = captions_import(
                 project=project,
                 data=upload.read(),
@@ -155,6 +175,16 @@ def project_import(request, slug: str):
         else:
             messages.success(request, result.summary())
             return redirect("annotation:project-detail", slug=project.slug)
+    problem_count = len(problems or ())
+    job = None
+    if request.method == "GET" and "job" in request.GET:
+        # A large upload's job: only its own creator can follow it.
+        job = caption_import_job(project=project, user=request.user, job_id=request.GET["job"])
+        if job is None:
+            raise Http404("No such import.")
+        if job.state == Job.State.DONE:
+            problems = job_problems(job) or None
+            problem_count = (job.result or {}).get("problem_count", 0)
     return render(
         request,
         "annotation/project_import.html",
@@ -162,9 +192,13 @@ def project_import(request, slug: str):
             "project": project,
             "form": form,
             "problems": problems,
+            "job": job,
+            "problem_count": problem_count,
+            "inline_limit": settings.CHARTROOM_CAPTIONS_INLINE_BYTES,
             "imports": ImportBatch.objects.filter(project=project)[:20],
+            "import_jobs": caption_import_jobs_pending(project=project, user=request.user),
         },
-        status=400 if problems is not None else 200,
+        status=400 if problems is not None and request.method == "POST" else 200,
     )
 
 

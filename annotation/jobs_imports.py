@@ -1,0 +1,9 @@
+"""Background jobs of caption imports: a thin handler around the import services."""
+
+from annotation.services.import_jobs import CAPTIONS_IMPORT_JOB, captions_import_job_run
+from core.services.jobs import job_handler
+
+
+@job_handler(CAPTIONS_IMPORT_JOB)
+def annotation_captions_import(job, report):
+    return captions_import_job_run(job=job, report=report)

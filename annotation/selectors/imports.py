@@ -1,0 +1,47 @@
+"""What a researcher reads about their caption imports that run as background jobs.
+
+Jobs are private to the researcher who started them, even in a project shared with
+others: each sees only their own uploads and how they went.
+"""
+
+from __future__ import annotations
+
+from annotation.caption_formats import Problem
+from annotation.models import Project
+from annotation.services.import_jobs import CAPTIONS_IMPORT_JOB
+from core.models import Job, User
+
+
+def caption_import_jobs(*, project: Project, user: User):
+    """The researcher's caption import jobs into ``project``, newest first."""
+    return Job.objects.filter(
+        kind=CAPTIONS_IMPORT_JOB, subject=project.subject, created_by=user
+    ).order_by("-created_at", "-pk")
+
+
+def caption_import_jobs_pending(*, project: Project, user: User, limit: int = 10) -> list[Job]:
+    """Jobs the import list shows beside the imports: running ones and any that crashed.
+
+    A finished job's import, accepted or rejected, is in the list as an ImportBatch.
+    """
+    return list(
+        caption_import_jobs(project=project, user=user).filter(
+            state__in=(Job.State.QUEUED, Job.State.RUNNING, Job.State.FAILED)
+        )[:limit]
+    )
+
+
+def caption_import_job(*, project: Project, user: User, job_id) -> Job | None:
+    try:
+        job_id = int(job_id)
+    except (TypeError, ValueError):
+        return None
+    return caption_import_jobs(project=project, user=user).filter(pk=job_id).first()
+
+
+def job_problems(job: Job) -> list[Problem]:
+    """The problems a finished job found, shaped like those of an import in the request."""
+    return [
+        Problem(p.get("row"), p.get("id", ""), p.get("field", ""), p.get("reason", ""))
+        for p in (job.result or {}).get("problems", [])
+    ]
