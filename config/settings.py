@@ -198,6 +198,10 @@ if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(("redis://", "rediss:/
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A worker process that dies mid-job gives its message back, so the job runs again
+# (core.services.jobs.job_run takes over a running job whose heartbeat went stale).
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CHARTROOM_JOB_STALE_SECONDS = envint("CHARTROOM_JOB_STALE_SECONDS", 15 * 60)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

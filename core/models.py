@@ -107,6 +107,9 @@ class Job(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Set when the job starts and at every progress report: a running job whose
+    # heartbeat is old lost its worker, and a redelivered message may run it again.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from django.conf import settings
 from django.core.files import File
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections
+from django.utils import timezone
 
 from annotation.caption_formats import Problem
 from annotation.models import Project
@@ -201,8 +202,9 @@ class _JobProgress:
             table = self.side.ops.quote_name(Job._meta.db_table)
             with self.side.cursor() as cursor:
                 cursor.execute(
-                    f"UPDATE {table} SET progress = %s, message = %s WHERE id = %s",
-                    [max(0.0, min(1.0, fraction)), message[:300], self.job.pk],
+                    f"UPDATE {table} SET progress = %s, message = %s, heartbeat_at = %s "
+                    "WHERE id = %s",
+                    [max(0.0, min(1.0, fraction)), message[:300], timezone.now(), self.job.pk],
                 )
         except DatabaseError:
             logger.warning("Job %s: progress is shown at the end only", self.job.pk, exc_info=True)

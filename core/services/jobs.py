@@ -10,8 +10,11 @@ from __future__ import annotations
 import logging
 import traceback
 from collections.abc import Callable
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from core.models import Job, User
@@ -57,19 +60,30 @@ def job_create(
 
 
 def job_run(*, job_id: int) -> Job:
-    """Run a job's handler in this process, recording state, progress, result or error."""
-    claimed = Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
-        state=Job.State.RUNNING, started_at=timezone.now(), progress=0.0
+    """Run a job's handler in this process, recording state, progress, result or error.
+
+    A queued job is claimed once. A running job is claimed again only when its
+    heartbeat is older than CHARTROOM_JOB_STALE_SECONDS: its worker died (the
+    broker redelivers the message, see CELERY_TASK_REJECT_ON_WORKER_LOST) and the
+    job would otherwise show "running" for ever.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.CHARTROOM_JOB_STALE_SECONDS)
+    claimable = Q(state=Job.State.QUEUED) | Q(state=Job.State.RUNNING, heartbeat_at__lt=stale)
+    claimed = Job.objects.filter(claimable, pk=job_id).update(
+        state=Job.State.RUNNING, started_at=now, heartbeat_at=now, progress=0.0
     )
     job = Job.objects.get(pk=job_id)
     if not claimed:
-        # Already run (a redelivered message after acks_late): do nothing twice.
+        # Already run or running (a redelivered message after acks_late): do nothing twice.
         return job
     handler = _HANDLERS.get(job.kind)
 
     def report(progress: float, message: str = "") -> None:
         Job.objects.filter(pk=job.pk).update(
-            progress=max(0.0, min(1.0, progress)), message=message[:300]
+            progress=max(0.0, min(1.0, progress)),
+            message=message[:300],
+            heartbeat_at=timezone.now(),
         )
 
     try:

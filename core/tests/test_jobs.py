@@ -56,6 +56,43 @@ def test_a_job_is_not_run_twice_when_its_message_is_redelivered(researcher):
 
 
 @pytest.mark.django_db
+def test_a_running_job_whose_worker_died_is_taken_over_only_once_its_heartbeat_is_stale(
+    researcher, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.CHARTROOM_JOB_STALE_SECONDS = 600
+    now = timezone.now()
+    job = Job.objects.create(kind="test.echo", params={"value": 7}, created_by=researcher,
+                             state=Job.State.RUNNING, started_at=now - timedelta(minutes=5),
+                             heartbeat_at=now - timedelta(minutes=5))  # fmt: skip
+    # A redelivered message while the first worker may still be at it: left alone.
+    assert job_run(job_id=job.pk).state == Job.State.RUNNING
+    # Ten minutes without a heartbeat: the worker is gone, the job runs again.
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=now - timedelta(minutes=11))
+    done = job_run(job_id=job.pk)
+    assert done.state == Job.State.DONE and done.result == {"echo": 7}
+    assert done.started_at > now - timedelta(minutes=1)
+
+
+@pytest.mark.django_db
+def test_progress_reports_keep_the_heartbeat_fresh(researcher):
+    seen = []
+
+    @job_handler("test.heartbeat")
+    def _beats(job, report):
+        report(0.5, "Halfway")
+        seen.append(Job.objects.get(pk=job.pk).heartbeat_at)
+
+    job = Job.objects.create(kind="test.heartbeat", created_by=researcher)
+    job_run(job_id=job.pk)
+    started = Job.objects.get(pk=job.pk).started_at
+    assert seen[0] is not None and seen[0] >= started
+
+
+@pytest.mark.django_db
 def test_an_unknown_job_kind_is_refused_up_front():
     with pytest.raises(UnknownJobKind):
         job_create(kind="no.such.kind")
