@@ -148,26 +148,22 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
 
     # Quality control (annotation.services.quality): only qualified, active
     # annotators get new work, and some of it is control items. Both candidates,
-    # the next ordinary item and a control, are looked up on every request (the
-    # one the draw wants is also locked, skipping rows others hold), and either
-    # is leased by the same code, so the statements run and the time they take
-    # do not depend on which kind the annotator gets.
+    # the next ordinary item and a control, are looked up and locked (skipping
+    # rows other requests hold) on every request, and either is leased by the
+    # same code, so the statements run and the time they take do not depend on
+    # which kind the annotator gets. (Locking only the wanted one is not enough:
+    # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
+    # transaction.
     qualification = _quality_gate(project, annotator)
     wants_control = control_wanted(project=project, qualification=qualification)
-    ordinary = _first(_open_items(project, annotator), lock=not wants_control)
+    ordinary = _first_unlocked(_open_items(project, annotator))
     control = None
     if qualification is not None:
-        control = _first(
-            control_candidates(project=project, annotator=annotator), lock=wants_control
-        )
+        control = _first_unlocked(control_candidates(project=project, annotator=annotator))
     if wants_control and control is not None:
         item, is_control = control, True
-    elif ordinary is not None:
-        item, is_control = ordinary, False
-        if wants_control:  # no control left for them: an ordinary item after all
-            item = _first(_open_items(project, annotator), lock=True)
     else:
-        item = None
+        item, is_control = ordinary, False
     if item is None:
         if _open_items(project, annotator).exists():
             # Every open item is locked by someone else's request right now, not
@@ -193,11 +189,9 @@ def _open_items(project: Project, annotator: User):
     )
 
 
-def _first(items, *, lock: bool) -> Item | None:
-    """The first item; with ``lock``, the first nobody else is leasing right now, locked."""
-    if lock:
-        items = items.select_for_update(skip_locked=True, of=("self",))
-    return items.first()
+def _first_unlocked(items) -> Item | None:
+    """Lock and return the first item nobody else is leasing right now."""
+    return items.select_for_update(skip_locked=True, of=("self",)).first()
 
 
 def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
