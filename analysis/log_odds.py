@@ -33,7 +33,8 @@ GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
 # --------------------------------------------------------------------------- log odds
 
 
-_LOG_ODDS_COLUMNS = [
+# The columns of every log odds table (mixed, GEE and empirical fits alike).
+LOG_ODDS_COLUMNS = [
     "group",
     "manipulation",
     "estimator",
@@ -292,13 +293,13 @@ def log_odds_by_group(
     rows = []
     for group in groups:
         for name in estimators:
-            row = dict.fromkeys(_LOG_ODDS_COLUMNS, np.nan)
+            row = dict.fromkeys(LOG_ODDS_COLUMNS, np.nan)
             row.update(base[group])
             row["estimator"] = name
             row["interval"] = None
             row.update(results[name].get(group, {}))
             rows.append(row)
-    return pd.DataFrame(rows, columns=_LOG_ODDS_COLUMNS)
+    return pd.DataFrame(rows, columns=LOG_ODDS_COLUMNS)
 
 
 # --------------------------------------------------------------------------- Kendall

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.log_odds import MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
+from analysis.log_odds import LOG_ODDS_COLUMNS, MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
 from analysis.model_eval.frames import answer_frame, chart_frame, group_manipulations
 from analysis.tables import natural_sorted, require_columns
 
@@ -105,21 +105,7 @@ def empirical_log_odds(
                 "message": None,
             }
         )
-    columns = [
-        "group",
-        "manipulation",
-        "estimator",
-        "n_trials",
-        "p_n",
-        "p_m",
-        "log_odds_ratio",
-        "se",
-        "ci_low",
-        "ci_high",
-        "interval",
-        "message",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=LOG_ODDS_COLUMNS)
 
 
 @dataclass(frozen=True)

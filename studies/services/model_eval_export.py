@@ -21,27 +21,14 @@ from django.utils import timezone
 from analysis.justifications import BY_GROUP_COLUMNS as JUSTIFICATION_GROUP_COLUMNS
 from analysis.justifications import CHART_COLUMNS as JUSTIFICATION_CHART_COLUMNS
 from analysis.justifications import PER_MODEL_COLUMNS as JUSTIFICATION_MODEL_COLUMNS
+from analysis.log_odds import LOG_ODDS_COLUMNS as FIT_COLUMNS
 from analysis.model_eval.fact import CHI_SQUARE_COLUMNS, GROUP_COLUMNS, OVERALL_COLUMNS
 from analysis.model_eval.mind import ARROW_COLUMNS, METRIC_COLUMNS
 from studies.models import Study
 from studies.selectors.model_eval import NO_ANSWERS, PREDICTION_COLUMNS, model_eval_report
 
 LIST_SEPARATOR = "; "
-LOG_ODDS_COLUMNS = [
-    "population",
-    "group",
-    "manipulation",
-    "estimator",
-    "n_trials",
-    "p_n",
-    "p_m",
-    "log_odds_ratio",
-    "se",
-    "ci_low",
-    "ci_high",
-    "interval",
-    "message",
-]
+LOG_ODDS_COLUMNS = ["population", *FIT_COLUMNS]
 KENDALL_COLUMNS = [
     "comparison",
     "humans_estimator",
