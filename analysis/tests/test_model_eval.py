@@ -374,6 +374,16 @@ def test_empirical_log_odds_matches_the_haldane_anscombe_formula():
     assert row["estimator"] == EMPIRICAL_ESTIMATOR
 
 
+def test_empirical_and_mixed_log_odds_tables_have_the_same_columns_in_the_same_order():
+    charts = _charts(questions=4)
+    outcomes = {f"G1_Q{q}_{v}": q % 2 == 0 for q in range(1, 5) for v in (1, 2)}
+    empirical = empirical_log_odds(_answers("A", outcomes), charts)
+    assert list(empirical.columns) == [
+        "group", "manipulation", "estimator", "n_trials", "p_n", "p_m",
+        "log_odds_ratio", "se", "ci_low", "ci_high", "interval", "message",
+    ]  # fmt: skip
+
+
 def test_compare_rankings_gives_kendalls_tau_over_groups_both_sides_have():
     human = {"G1": 1.0, "G2": 2.0, "G3": 3.0, "G4": 4.0, "G5": 0.5}
     model = {"G1": 1.0, "G2": 3.0, "G3": 2.0, "G4": 4.0, "G5": float("nan")}
