@@ -113,6 +113,23 @@ def seed(args) -> tuple[str, list[str]]:
     return project.slug, keys
 
 
+def server_env(bench_url: str) -> dict:
+    """The environment of a production-like gunicorn on the bench database; this process uses
+    the same database and settings for seeding and checking."""
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=bench_url,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DJANGO_DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(40),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DB_CONN_MAX_AGE="600",
+    )
+    env.pop("CELERY_BROKER_URL", None)  # nothing here dispatches tasks
+    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")})
+    return env
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -267,17 +284,7 @@ def main() -> int:
         f"database {name}"
     )
     recreate_database(admin_url, name)
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=bench_url,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DJANGO_DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        DB_CONN_MAX_AGE="600",
-    )
-    env.pop("CELERY_BROKER_URL", None)  # nothing here dispatches tasks
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")})
+    env = server_env(bench_url)
     (ROOT / "var").mkdir(exist_ok=True)
     server = None
     try:

@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import random
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from bench_annotation_queue import (  # noqa: E402 - sibling benchmark's server 
     bench_database_url,
     free_port,
     recreate_database,
+    server_env,
     start_gunicorn,
 )
 
@@ -201,17 +201,7 @@ def main() -> int:
         f"control rate {args.rate}, one request at a time, database {name}"
     )
     recreate_database(admin_url, name)
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=bench_url,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DJANGO_DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        DB_CONN_MAX_AGE="600",
-    )
-    env.pop("CELERY_BROKER_URL", None)
-    os.environ.update({k: env[k] for k in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")})
+    env = server_env(bench_url)
     (ROOT / "var").mkdir(exist_ok=True)
     server = None
     try:

@@ -25,13 +25,24 @@ from annotation.models import (
 State, Work = Qualification.State, Qualification.Work
 
 
+def _round_membership(**match):
+    """Rows tying a gold item to a qualification round; gold in a round is never a control."""
+    return QualificationRound.gold_items.through.objects.filter(**match)
+
+
+def control_items(project: Project):
+    """Gold items usable as controls: every gold item outside the qualification rounds."""
+    return GoldItem.objects.filter(project=project).filter(
+        ~Exists(_round_membership(golditem_id=OuterRef("pk")))
+    )
+
+
 def unseen_controls(*, project: Project, annotator):
     """Control items (gold outside the rounds) this annotator has never had."""
-    in_round = QualificationRound.gold_items.through.objects.filter(golditem__item=OuterRef("pk"))
     seen = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)
     return (
         Item.objects.filter(project=project, gold__isnull=False)
-        .filter(~Exists(in_round))
+        .filter(~Exists(_round_membership(golditem__item=OuterRef("pk"))))
         .filter(~Exists(seen))
     )
 

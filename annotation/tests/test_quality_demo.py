@@ -4,9 +4,8 @@ import pytest
 
 from annotation.demo import NEW_ANNOTATOR, load_annotation_demo
 from annotation.models import GoldItem, Qualification
-from annotation.selectors.quality import counted_label_sets
+from annotation.selectors.quality import control_items, counted_label_sets
 from annotation.services import QueueError, assignment_next
-from annotation.services.quality.controls import control_items
 from core.models import User
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotation.models import (
@@ -60,12 +59,6 @@ def work_gate(*, project: Project, annotator) -> Qualification | None:
     raise QualityError(
         "Please take the qualification rounds first.", status=403, code="not_qualified"
     )
-
-
-def control_items(project: Project):
-    """Gold items usable as controls: every gold item outside the qualification rounds."""
-    in_round = QualificationRound.gold_items.through.objects.filter(golditem_id=OuterRef("pk"))
-    return GoldItem.objects.filter(project=project).filter(~Exists(in_round))
 
 
 def control_wanted(*, project: Project, qualification: Qualification | None) -> bool:
