@@ -333,35 +333,21 @@ class ReplyRunner:
         except EndpointError as exc:
             if exc.fatal:
                 raise
-            reply_store(
-                study=self.study,
-                model=self.model,
-                chart=chart,
-                request=request,
-                endpoint=self.client.endpoint,
-                status=ModelReply.Status.FAILED,
-                raw=exc.raw,
-                error=exc.message,
-                attempts=exc.attempts,
-                elapsed=self.client.clock() - started,
-            )
+            failed = exc
+            outcome = {"status": ModelReply.Status.FAILED, "raw": exc.raw, "error": exc.message,
+                       "attempts": exc.attempts, "elapsed": self.client.clock() - started}  # fmt: skip
+        else:
+            failed = None
+            outcome = {"status": ModelReply.Status.DONE, "text": reply.text, "raw": reply.raw,
+                       "attempts": reply.attempts, "elapsed": reply.elapsed}  # fmt: skip
+        reply_store(study=self.study, model=self.model, chart=chart, request=request,
+                    endpoint=self.client.endpoint, **outcome)  # fmt: skip
+        if failed is not None:
             self.summary.failed += 1
-            self._last_error = exc.message
+            self._last_error = failed.message
             if progress is not None:
                 progress.fail()
             return False
-        reply_store(
-            study=self.study,
-            model=self.model,
-            chart=chart,
-            request=request,
-            endpoint=self.client.endpoint,
-            status=ModelReply.Status.DONE,
-            text=reply.text,
-            raw=reply.raw,
-            attempts=reply.attempts,
-            elapsed=reply.elapsed,
-        )
         self.summary.asked += 1
         return True
 
