@@ -29,4 +29,5 @@ urlpatterns = [
     path("<slug:slug>/", views.welcome, name="welcome"),
     path("<slug:slug>/consent/", views.consent, name="consent"),
     path("<slug:slug>/declined/", views.declined, name="declined"),
+    path("<slug:slug>/device/", views.device, name="device"),
 ]

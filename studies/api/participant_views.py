@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.errors import error_body
-from studies.models import AnswerType, ParticipantSession, Platform, Study, Trial
+from studies.models import AnswerType, Devices, ParticipantSession, Platform, Study, Trial
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
@@ -26,6 +26,7 @@ from studies.selectors.study import (
     trial_display,
 )
 from studies.services import sessions as svc
+from studies.services.sessions.devices import device_check
 
 MAX_BODY_BYTES = 16 * 1024
 Status = ParticipantSession.Status
@@ -67,6 +68,10 @@ class PublicStudySerializer(serializers.Serializer):
     platform = serializers.ChoiceField(choices=Platform.choices)
     id_param = serializers.CharField(
         allow_null=True, help_text="The link parameter carrying the participant's platform id."
+    )
+    allowed_devices = serializers.ChoiceField(
+        choices=Devices.choices,
+        help_text="`desktop_tablet`: starting from a phone answers 409 `device_not_allowed`.",
     )
     accepting = serializers.BooleanField()
     unavailable_reason = serializers.CharField(allow_null=True)
@@ -320,6 +325,7 @@ class StudyPublicView(ParticipantAPIView):
             "time_limit_minutes": study.time_limit_minutes,
             "platform": study.platform,
             "id_param": Platform(study.platform).id_param,
+            "allowed_devices": study.allowed_devices,
             "accepting": reason is None,
             "unavailable_reason": reason.code if reason else None,
         }
@@ -333,7 +339,9 @@ class SessionStartView(ParticipantAPIView):
         description=(
             "201 with a new session, 200 when the platform id already has one (resumed). 400 with "
             "code `link_problem` when the platform id is missing or malformed; 409 with code "
-            "`study_unavailable` when the study is not open, paused, closed or full."
+            "`study_unavailable` when the study is not open, paused, closed or full; 409 with code "
+            "`device_not_allowed` when the study is for computers and tablets and the client is a "
+            "phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`)."
         ),
         request=StartSerializer,
         responses={
@@ -354,6 +362,7 @@ class SessionStartView(ParticipantAPIView):
                 {"consent": ["Consent is needed to start; use the decline endpoint to decline."]}
             )
         identity = svc.identity_from_params(study.platform, serializer.validated_data["params"])
+        device_check(study=study, meta=request.META)
         result = svc.session_start(
             study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
         )

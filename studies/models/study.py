@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from studies.models.library import ChartSet, Question
 
-__all__ = ["Platform", "Study", "StudyPair"]
+__all__ = ["Devices", "Platform", "Study", "StudyPair"]
 
 
 def new_study_seed() -> int:
@@ -48,6 +48,13 @@ PLATFORM_PARAMS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "pid": ("pid", ()),
     "none": (None, ()),
 }
+
+
+class Devices(models.TextChoices):
+    """Which screens a study may be taken on; see studies/services/sessions/devices.py."""
+
+    DESKTOP_TABLET = "desktop_tablet", "Computers and tablets only"
+    ALL = "all", "Computers, tablets and phones"
 
 
 class StudyQuerySet(models.QuerySet):
@@ -116,6 +123,19 @@ class Study(models.Model):
     time_limit_minutes = models.PositiveIntegerField(
         default=60, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
     )
+    expected_duration_minutes = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
+        help_text="How long the study usually takes; kept apart from the hard time limit.",
+    )
+    allowed_devices = models.CharField(
+        max_length=20,
+        choices=Devices.choices,
+        default=Devices.DESKTOP_TABLET,
+        help_text="Phones show a chart about 390 px wide; allow them only if your charts read "
+        "well that small.",
+    )
     platform = models.CharField(max_length=20, choices=Platform.choices, default=Platform.PROLIFIC)
     completion_code = models.CharField(max_length=100, blank=True)
     completion_url = models.CharField(
@@ -154,6 +174,10 @@ class Study(models.Model):
     @property
     def platform_choice(self) -> Platform:
         return Platform(self.platform)
+
+    @property
+    def allows_phones(self) -> bool:
+        return self.allowed_devices == Devices.ALL
 
     @property
     def accepts_participants(self) -> bool:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from studies.models import AnswerType, ParticipantSession, Response
+from studies.models import AnswerType, Devices, ParticipantSession, Response
 from studies.selectors.study import trial_current
 from studies.tests.study_factories import make_study
 
@@ -155,7 +155,7 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
 
 
 def test_pages_fit_a_phone_screen(browser, live_server, researcher):
-    study = make_study(researcher, pairs=3)
+    study = make_study(researcher, pairs=3, allowed_devices=Devices.ALL)
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )

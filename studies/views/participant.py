@@ -28,6 +28,8 @@ from studies.selectors.study import (
     trial_display,
 )
 from studies.services import sessions as svc
+from studies.services.sessions import devices as svc_devices
+from studies.services.sessions.devices import DeviceNotAllowed, device_check
 
 MAX_BODY_BYTES = 64 * 1024
 COOKIE_PREFIX = "chartroom_s"
@@ -107,6 +109,19 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
     return None
 
 
+def _device_refused(request, study: Study):
+    """The phone page, or None when this device may take the study. Nothing is stored."""
+    try:
+        device_check(study=study, meta=request.META)
+    except DeviceNotAllowed as exc:
+        return _device_page(request, study, exc.message)
+    return None
+
+
+def _device_page(request, study: Study, text: str):
+    return _message(request, "Please use a computer or a tablet", text, status=200, study=study)
+
+
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
     return _message(
         request, "This link needs a little fix", problem.message, status=400, study=study
@@ -125,6 +140,8 @@ def welcome(request, slug: str):
         identity = svc.identity_from_params(study.platform, request.GET)
     except svc.LinkProblem as problem:
         return _link_problem(request, study, problem)
+    if refused := _device_refused(request, study):
+        return refused
     existing = _resumable(request, study, identity)
     if existing is not None:
         return render(request, "participate/welcome.html", {"study": study, "existing": existing})
@@ -144,6 +161,8 @@ def consent(request, slug: str):
         identity = svc.identity_from_params(study.platform, source)
     except svc.LinkProblem as problem:
         return _link_problem(request, study, problem)
+    if refused := _device_refused(request, study):
+        return refused
     existing = _resumable(request, study, identity)
     if existing is not None:
         return redirect("participate:session", token=existing.token)
@@ -176,6 +195,16 @@ def consent(request, slug: str):
         secure=request.is_secure(),
     )
     return response
+
+
+@participant_page
+@require_GET
+def device(request, slug: str):
+    """Where device_check.js sends a phone that the study does not allow."""
+    study = _study_or_404(slug)
+    if study.allows_phones:
+        return redirect("participate:welcome", slug=study.slug)
+    return _device_page(request, study, svc_devices.DEVICE_MESSAGE)
 
 
 @participant_page

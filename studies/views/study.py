@@ -38,6 +38,8 @@ LABELS = {
     "debrief_text": "Debrief text",
     "target_participants": "Target participants",
     "time_limit_minutes": "Time limit (minutes)",
+    "expected_duration_minutes": "Expected duration (minutes)",
+    "allowed_devices": "Devices",
     "platform": "Recruitment platform",
     "completion_code": "Completion code",
     "completion_url": "Completion URL",
@@ -64,7 +66,9 @@ GROUPS = [
         [
             "platform",
             "target_participants",
+            "expected_duration_minutes",
             "time_limit_minutes",
+            "allowed_devices",
             "completion_code",
             "completion_url",
         ],

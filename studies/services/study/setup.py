@@ -23,6 +23,8 @@ SETTINGS_FIELDS = (
     "debrief_text",
     "target_participants",
     "time_limit_minutes",
+    "expected_duration_minutes",
+    "allowed_devices",
     "platform",
     "completion_code",
     "completion_url",
