@@ -67,6 +67,34 @@ class StudySerializer(serializers.ModelSerializer):
 
 class StudyStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Study.Status.choices)
+    confirm_warnings = serializers.BooleanField(
+        default=False,
+        help_text="Go ahead despite the study's warnings (see the readiness endpoint). Without "
+        "it, starting a pilot or going live with warnings answers 409 listing them.",
+    )
+
+
+class ReadinessItemSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="Stable machine-readable name of the problem.")
+    message = serializers.CharField()
+    field = serializers.CharField(
+        help_text="What fixes it: a study setting's name, `pairs`, `checks` or `pair` (a pair "
+        "of the chart library)."
+    )
+
+
+class ReadinessSerializer(serializers.Serializer):
+    ready = serializers.BooleanField(help_text="No blockers: the study can go to pilot or live.")
+    blockers = ReadinessItemSerializer(many=True)
+    warnings = ReadinessItemSerializer(
+        many=True, help_text="To confirm with confirm_warnings=true when changing the status."
+    )
+
+
+class WarningsErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    warnings = ReadinessItemSerializer(many=True)
 
 
 class StudyPairSerializer(serializers.ModelSerializer):

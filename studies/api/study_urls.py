@@ -6,6 +6,16 @@ urlpatterns = [
     path("studies/", views.StudyListCreateView.as_view(), name="study-list"),
     path("studies/<slug:slug>/", views.StudyDetailView.as_view(), name="study-detail"),
     path("studies/<slug:slug>/status/", views.StudyStatusView.as_view(), name="study-status"),
+    path(
+        "studies/<slug:slug>/readiness/",
+        views.StudyReadinessView.as_view(),
+        name="study-readiness",
+    ),
+    path(
+        "studies/<slug:slug>/starter-texts/",
+        views.StudyStarterTextsView.as_view(),
+        name="study-starter-texts",
+    ),
     path("studies/<slug:slug>/pairs/", views.StudyPairsView.as_view(), name="study-pairs"),
     path("studies/<slug:slug>/video/", views.StudyVideoView.as_view(), name="study-video"),
     path(

@@ -8,25 +8,29 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.errors import error_body
 from core.permissions import IsResearcher
 from studies.api.study_serializers import (
     AttentionCheckSerializer,
     MonitorSerializer,
     PairsSetSerializer,
+    ReadinessSerializer,
     SessionDetailSerializer,
     SessionSerializer,
     StudyPairSerializer,
     StudyPreviewSerializer,
     StudySerializer,
     StudyStatusSerializer,
+    WarningsErrorSerializer,
 )
 from studies.models import AttentionCheck, ChartSet, ParticipantSession, Study
+from studies.selectors.readiness import study_blockers, study_warnings
 from studies.selectors.study import (
     chart_set_pairs,
     session_trials,
@@ -41,6 +45,7 @@ from studies.services.sessions import (
     session_start,
     sessions_expire_overdue,
 )
+from studies.starter_texts import starter_texts
 
 
 def _studies(user):
@@ -102,17 +107,68 @@ class StudyDetailView(StudyScoped, generics.RetrieveUpdateAPIView):
 class StudyStatusView(StudyScoped, APIView):
     @extend_schema(
         summary="Change the status (draft -> pilot -> live -> paused -> closed)",
+        description=(
+            "400 lists the blockers when the study is not ready. Starting a pilot or going live "
+            "with warnings (no attention checks, no completion code or redirect, a time limit "
+            "shorter than the expected duration) answers 409 listing them, and changes nothing "
+            "until the request says confirm_warnings=true."
+        ),
         request=StudyStatusSerializer,
-        responses={200: StudySerializer},
+        responses={
+            200: StudySerializer,
+            409: OpenApiResponse(WarningsErrorSerializer, description="Warnings to confirm."),
+        },
     )
     def post(self, request, slug):
         study = self.get_study()
         serializer = StudyStatusSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        setup.study_status_change(
-            study=study, status=serializer.validated_data["status"], actor=request.user
-        )
+        try:
+            setup.study_status_change(
+                study=study,
+                status=serializer.validated_data["status"],
+                actor=request.user,
+                confirm_warnings=serializer.validated_data["confirm_warnings"],
+            )
+        except setup.WarningsNotConfirmed as exc:
+            messages = [w.message for w in exc.warnings]
+            body = error_body(
+                "The study has warnings; send confirm_warnings=true to go ahead anyway.",
+                {"confirm_warnings": messages},
+            )
+            body["warnings"] = [w.as_dict() for w in exc.warnings]
+            return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(StudySerializer(self.get_study(), context={"request": request}).data)
+
+
+class StarterTextsSerializer(serializers.Serializer):
+    consent_text = serializers.CharField()
+    instructions_text = serializers.CharField()
+    debrief_text = serializers.CharField()
+
+
+class StudyStarterTextsView(StudyScoped, APIView):
+    @extend_schema(
+        summary="Starter consent, instructions and debrief texts written from the study's settings",
+        description="Nothing is saved: PATCH the study with the edited texts. What only the "
+        "researcher knows is left in [square brackets]; the readiness warnings list texts that "
+        "still have one.",
+        responses={200: StarterTextsSerializer},
+    )
+    def get(self, request, slug):
+        return Response(starter_texts(self.get_study()))
+
+
+class StudyReadinessView(StudyScoped, APIView):
+    @extend_schema(
+        summary="What stops the study from running, and the warnings to confirm",
+        responses={200: ReadinessSerializer},
+    )
+    def get(self, request, slug):
+        study = self.get_study()
+        blockers = [b.as_dict() for b in study_blockers(study)]
+        warnings = [w.as_dict() for w in study_warnings(study)]
+        return Response({"ready": not blockers, "blockers": blockers, "warnings": warnings})
 
 
 class StudyPairsView(StudyScoped, APIView):

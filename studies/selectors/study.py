@@ -15,15 +15,13 @@ from studies import answers
 from studies.models import (
     AnswerType,
     AttentionCheck,
-    Chart,
     ParticipantSession,
-    Platform,
     Question,
     Response,
     Study,
     Trial,
 )
-from studies.ordering import max_gap
+from studies.selectors.readiness import study_blockers
 
 Status = ParticipantSession.Status
 FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN)
@@ -82,49 +80,7 @@ def study_design_locked(study: Study) -> bool:
 
 def study_readiness(study: Study) -> list[str]:
     """What stops the study from running (empty when it can go to pilot or live)."""
-    problems = []
-    pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
-    if not pair_ids:
-        problems.append("Choose at least one chart pair.")
-    else:
-        versions = defaultdict(set)
-        for question_id, version in Chart.objects.filter(question_id__in=pair_ids).values_list(
-            "question_id", "version"
-        ):
-            versions[question_id].add(version)
-        questions = Question.objects.filter(id__in=pair_ids).only(
-            "code", "text", "answer_type", "options", "answer_key"
-        )
-        for question in questions:
-            if versions[question.id] != {1, 2}:
-                problems.append(f"Pair {question.code} lacks one of its two charts.")
-            options = list(question.options or [])
-            if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-                options = answers.parse_options(question.text)
-            try:
-                answers.normalize_key(question.answer_type, question.answer_key, options=options)
-            except answers.KeyFormatError as exc:
-                problems.append(f"Pair {question.code}: {exc.message}")
-        if study.min_gap > max_gap(len(pair_ids)):
-            problems.append(
-                f"A minimum gap of {study.min_gap} needs at least {study.min_gap + 1} pairs; "
-                f"lower the gap or add pairs."
-            )
-    total = 2 * len(pair_ids) + study.attention_checks.count()
-    for check in study.attention_checks.exclude(position__isnull=True):
-        if check.position > total:
-            problems.append(
-                f"Attention check at position {check.position} is beyond the last trial ({total})."
-            )
-    if not study.consent_text.strip():
-        problems.append("Write the consent text.")
-    if not study.instructions_text.strip():
-        problems.append("Write the instructions.")
-    if study.platform in (Platform.PROLIFIC, Platform.SONA, Platform.MTURK) and not (
-        study.completion_code or study.completion_url
-    ):
-        problems.append("Give a completion code or a completion URL for the recruitment platform.")
-    return problems
+    return [item.message for item in study_blockers(study)]
 
 
 # ------------------------------------------------------------------ availability

@@ -49,7 +49,8 @@ def test_a_researcher_sets_up_a_study_and_takes_it_live(page, live_server, resea
         page.get_by_label(code, exact=False).check()
     shot(page, "21-study-pairs-desktop")
     page.get_by_role("button", name="Save pairs", exact=True).first.click()
-    assert page.get_by_text("Pairs saved.").is_visible()
+    assert page.get_by_text("Pairs saved: the study uses 3 pairs.").is_visible()
+    assert page.get_by_role("heading", name="Chosen pairs (3)").is_visible()
 
     page.get_by_role("link", name="Attention checks").click()
     page.get_by_label("Instructed response").check()

@@ -9,17 +9,20 @@ from django.core.paginator import Paginator
 from django.forms.models import fields_for_model, model_to_dict
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.decorators import researcher_required
 from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
+from studies.selectors import readiness
 from studies.selectors import study as sel
 from studies.services import sessions as session_svc
 from studies.services import study as setup
 from studies.services import study_create as create_study
 from studies.services.sessions.platform import LINK_SUFFIX
+from studies.starter_texts import starter_texts
 
 FORM_FIELDS = list(setup.SETTINGS_FIELDS)
 TEXTAREA = forms.Textarea(attrs={"rows": 6})
@@ -165,6 +168,27 @@ def study_create(request):
     return render(request, "studies/study_form.html", {"form": form})
 
 
+def _fix_url(study: Study, item: readiness.ReadinessItem) -> str:
+    """The page, and on it the field, where a blocker or a warning is fixed."""
+    if item.fix == readiness.PAIRS:
+        return reverse("studies:pairs", args=[study.slug])
+    if item.fix == readiness.CHECKS:
+        return reverse("studies:checks", args=[study.slug])
+    if item.fix == readiness.PAIR:
+        return reverse("studies:pair-detail", args=item.fix_args)
+    return reverse("studies:edit", args=[study.slug]) + f"#id_{item.fix}"
+
+
+def _readiness_rows(study: Study) -> tuple[list[dict], list[dict]]:
+    if study.status not in (Study.Status.DRAFT, Study.Status.PILOT):
+        return [], []
+    rows = [
+        [{"message": item.message, "url": _fix_url(study, item)} for item in items]
+        for items in (readiness.study_blockers(study), readiness.study_warnings(study))
+    ]
+    return rows[0], rows[1]
+
+
 @researcher_required
 def study_detail(request, slug: str):
     """The study's overview and live monitoring."""
@@ -173,11 +197,13 @@ def study_detail(request, slug: str):
     monitor = sel.study_monitor(study)
     page = Paginator(monitor.rows, 50).get_page(request.GET.get("page"))
     link = request.build_absolute_uri(reverse("participate:welcome", args=[study.slug]))
+    blockers, warnings = _readiness_rows(study)
     context = {
         "study": study,
         "monitor": monitor,
         "page": page,
-        "readiness": sel.study_readiness(study) if study.status in ("draft", "pilot") else [],
+        "blockers": blockers,
+        "warnings": warnings,
         "transitions": [Study.Status(s) for s in setup.allowed_transitions(study)],
         "study_transitions": list(setup.allowed_transitions(study)),
         "participant_link": link + LINK_SUFFIX.get(study.platform, ""),
@@ -261,7 +287,10 @@ def study_edit(request, slug: str):
                         target.add_error(name, error)
             else:
                 target.add_error(None, exc)
-    groups = [(legend, [form[name] for name in names]) for legend, names in GROUPS]
+    starters = starter_texts(study)
+    groups = [
+        (legend, [(form[name], starters.get(name)) for name in names]) for legend, names in GROUPS
+    ]
     return render(
         request,
         "studies/study/edit.html",
@@ -295,14 +324,18 @@ def study_pairs(request, slug: str):
         else:
             ids = [q for q in request.POST.getlist("questions") if q.isdigit()]
         try:
-            setup.study_pairs_set(
+            pairs = setup.study_pairs_set(
                 study=study, chart_set=chart_set, question_ids=ids, actor=request.user
             )
         except ValidationError as exc:
             messages.error(request, _error_text(exc))
         else:
-            messages.success(request, "Pairs saved.")
-            return redirect("studies:detail", slug=study.slug)
+            # Back to this page, whose first panel lists what was chosen: after
+            # "Use every complete pair" the researcher sees which pairs that was.
+            n = len(pairs)
+            messages.success(request, f"Pairs saved: the study uses {n} pair{pluralize(n)}.")
+            url = reverse("studies:pairs", args=[study.slug]) + f"?set={chart_set.slug}"
+            return redirect(url + "#chosen-heading")
     chosen = set(study.study_pairs.values_list("question_id", flat=True))
     rows = []
     if chart_set is not None:
@@ -318,6 +351,7 @@ def study_pairs(request, slug: str):
             )
     context = {
         "study": study,
+        "chosen_pairs": list(sel.study_pair_questions(study)),
         "chart_sets": chart_sets,
         "chart_set": chart_set,
         "rows": rows,
@@ -379,8 +413,18 @@ def study_status(request, slug: str):
     study = _study(request, slug)
     try:
         setup.study_status_change(
-            study=study, status=request.POST.get("status", ""), actor=request.user
+            study=study,
+            status=request.POST.get("status", ""),
+            actor=request.user,
+            confirm_warnings=request.POST.get("confirm_warnings") == "1",
         )
+    except setup.WarningsNotConfirmed:
+        messages.error(
+            request,
+            "The status did not change: read the warnings below and tick “Go ahead despite "
+            "the warnings” first.",
+        )
+        return redirect(reverse("studies:detail", args=[study.slug]) + "#ready-heading")
     except ValidationError as exc:
         messages.error(request, "The status did not change: " + _error_text(exc))
     else:

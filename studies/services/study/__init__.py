@@ -12,7 +12,9 @@ from studies.services.study.setup import (
 )
 from studies.services.study.status import (
     TRANSITIONS,
+    WarningsNotConfirmed,
     allowed_transitions,
+    publishing_warnings,
     study_status_change,
     study_test_sessions_clear,
 )
@@ -21,9 +23,11 @@ __all__ = [
     "DESIGN_FIELDS",
     "SETTINGS_FIELDS",
     "TRANSITIONS",
+    "WarningsNotConfirmed",
     "allowed_transitions",
     "attention_check_create",
     "attention_check_delete",
+    "publishing_warnings",
     "study_pairs_set",
     "study_status_change",
     "study_test_sessions_clear",

@@ -9,6 +9,7 @@ from django.db.models import Q
 from core.models import User
 from core.services.audit import audit_record
 from studies.models import ParticipantSession, Study
+from studies.selectors.readiness import ReadinessItem, study_warnings
 from studies.selectors.study import study_readiness
 
 S = Study.Status
@@ -26,7 +27,24 @@ def allowed_transitions(study: Study) -> tuple[str, ...]:
     return TRANSITIONS[study.status]
 
 
-def study_status_change(*, study: Study, status: str, actor: User | None) -> Study:
+class WarningsNotConfirmed(ValidationError):
+    """The study has warnings the researcher has not confirmed; nothing changed."""
+
+    def __init__(self, warnings: list[ReadinessItem]):
+        super().__init__({"confirm_warnings": [w.message for w in warnings]})
+        self.warnings = warnings
+
+
+def publishing_warnings(study: Study, status: str) -> list[ReadinessItem]:
+    """The warnings to confirm before this change: starting a pilot or going live, not resuming."""
+    if status in (S.PILOT, S.LIVE) and study.status in (S.DRAFT, S.PILOT):
+        return study_warnings(study)
+    return []
+
+
+def study_status_change(
+    *, study: Study, status: str, actor: User | None, confirm_warnings: bool = False
+) -> Study:
     if status not in S.values:
         raise ValidationError({"status": f"Unknown status {status!r}."})
     if status == study.status:
@@ -41,6 +59,9 @@ def study_status_change(*, study: Study, status: str, actor: User | None) -> Stu
         problems = study_readiness(study)
         if problems:
             raise ValidationError({"status": problems})
+    warnings = publishing_warnings(study, status)
+    if warnings and not confirm_warnings:
+        raise WarningsNotConfirmed(warnings)
     previous = study.status
     study.status = status
     study.save(update_fields=["status", "updated_at"])
@@ -48,7 +69,7 @@ def study_status_change(*, study: Study, status: str, actor: User | None) -> Stu
         actor=actor,
         action="study.status",
         subject=f"study:{study.pk}",
-        details={"from": previous, "to": status},
+        details={"from": previous, "to": status, "warnings": [w.code for w in warnings]},
     )
     return study
 

@@ -1,0 +1,162 @@
+"""Is a study ready to run? Blockers stop pilot and live; warnings must be confirmed.
+
+Each item names what fixes it (``fix``: a settings field, the pairs, the attention
+checks, or a pair in the chart library), so the pages can link to that very field and
+the API can name it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from studies import answers
+from studies.models import AnswerType, Chart, Platform, Question, Study
+from studies.ordering import max_gap
+from studies.starter_texts import texts_with_placeholders
+
+# Where an item is fixed: a settings field name, or one of these.
+PAIRS = "pairs"
+CHECKS = "checks"
+PAIR = "pair"  # a pair of the chart library: args are the chart set's slug and the pair code
+TEXT_LABELS = {
+    "consent_text": "consent text",
+    "instructions_text": "instructions text",
+    "debrief_text": "debrief text",
+}
+RECRUITERS = (Platform.PROLIFIC, Platform.SONA, Platform.MTURK)
+
+
+@dataclass(frozen=True)
+class ReadinessItem:
+    code: str
+    message: str
+    fix: str
+    fix_args: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "field": self.fix}
+
+
+def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
+    items = []
+    versions = defaultdict(set)
+    for question_id, version in Chart.objects.filter(question_id__in=pair_ids).values_list(
+        "question_id", "version"
+    ):
+        versions[question_id].add(version)
+    questions = (
+        Question.objects.filter(id__in=pair_ids)
+        .select_related("chart_set")
+        .only("code", "text", "answer_type", "options", "answer_key", "chart_set__slug")
+    )
+    for question in questions:
+        where = (question.chart_set.slug, question.code)
+        if versions[question.id] != {1, 2}:
+            items.append(
+                ReadinessItem(
+                    "pair_incomplete",
+                    f"Pair {question.code} lacks one of its two charts.",
+                    PAIR,
+                    where,
+                )
+            )
+        options = list(question.options or [])
+        if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
+            options = answers.parse_options(question.text)
+        try:
+            answers.normalize_key(question.answer_type, question.answer_key, options=options)
+        except answers.KeyFormatError as exc:
+            items.append(
+                ReadinessItem("pair_key", f"Pair {question.code}: {exc.message}", PAIR, where)
+            )
+    if study.min_gap > max_gap(len(pair_ids)):
+        items.append(
+            ReadinessItem(
+                "min_gap",
+                f"A minimum gap of {study.min_gap} needs at least {study.min_gap + 1} pairs; "
+                "lower the gap or add pairs.",
+                "min_gap",
+            )
+        )
+    return items
+
+
+def study_blockers(study: Study) -> list[ReadinessItem]:
+    """What stops the study from running (empty when it can go to pilot or live)."""
+    items = []
+    pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
+    if not pair_ids:
+        items.append(ReadinessItem("no_pairs", "Choose at least one chart pair.", PAIRS))
+    else:
+        items += _pair_blockers(study, pair_ids)
+    total = 2 * len(pair_ids) + study.attention_checks.count()
+    for check in study.attention_checks.exclude(position__isnull=True):
+        if check.position > total:
+            items.append(
+                ReadinessItem(
+                    "check_position",
+                    f"Attention check at position {check.position} is beyond the last trial "
+                    f"({total}).",
+                    CHECKS,
+                )
+            )
+    if not study.consent_text.strip():
+        items.append(ReadinessItem("consent_text", "Write the consent text.", "consent_text"))
+    if not study.instructions_text.strip():
+        items.append(
+            ReadinessItem("instructions_text", "Write the instructions.", "instructions_text")
+        )
+    if study.platform in RECRUITERS and not (study.completion_code or study.completion_url):
+        items.append(
+            ReadinessItem(
+                "completion",
+                "Give a completion code or a completion URL for the recruitment platform.",
+                "completion_code",
+            )
+        )
+    return items
+
+
+def study_warnings(study: Study) -> list[ReadinessItem]:
+    """What a researcher should know before running the study; each must be confirmed."""
+    items = []
+    if not study.attention_checks.exists():
+        items.append(
+            ReadinessItem(
+                "no_attention_checks",
+                "The study has no attention checks, so inattentive participants cannot be told "
+                "apart from misled ones.",
+                CHECKS,
+            )
+        )
+    # On a recruitment platform this is a blocker already.
+    if not (study.completion_code or study.completion_url) and study.platform not in RECRUITERS:
+        items.append(
+            ReadinessItem(
+                "no_completion",
+                "Finished participants get neither a completion code nor a redirect, so they "
+                "have no proof that they finished.",
+                "completion_code",
+            )
+        )
+    for name in texts_with_placeholders(study):
+        label = TEXT_LABELS[name]
+        items.append(
+            ReadinessItem(
+                f"{name}_placeholder",
+                f"The {label} still has a [placeholder] of the starter text to fill in.",
+                name,
+            )
+        )
+    expected = study.expected_duration_minutes
+    if expected and study.time_limit_minutes < expected:
+        items.append(
+            ReadinessItem(
+                "time_limit_short",
+                f"The time limit ({study.time_limit_minutes} min) is shorter than the expected "
+                f"duration ({expected} min): many participants would run out of time.",
+                "time_limit_minutes",
+            )
+        )
+    return items

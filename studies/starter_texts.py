@@ -1,0 +1,84 @@
+"""Starter texts for a study's consent, instructions and debrief, for the researcher to edit.
+
+They are filled in from the study's own settings (time, withdrawal, completion) so they do
+not contradict it; what only the researcher knows stays in [square brackets], and the
+readiness list warns while any bracket is left.
+"""
+
+from __future__ import annotations
+
+import re
+
+from studies.models import Study
+
+TEXT_FIELDS = ("consent_text", "instructions_text", "debrief_text")
+PLACEHOLDER = re.compile(r"\[[^\]\n]{2,80}\]")
+
+
+def _time_sentence(study: Study) -> str:
+    limit = study.time_limit_minutes
+    expected = study.expected_duration_minutes
+    if expected:
+        return f"It usually takes about {expected} minutes; you have up to {limit}."
+    return f"You have up to {limit} minutes."
+
+
+def _consent(study: Study) -> str:
+    withdrawal = (
+        "the answers you gave until then are kept and used."
+        if study.keep_answers_on_withdrawal
+        else "your answers are then deleted."
+    )
+    return (
+        "You are invited to take part in a study by [researchers' names] at [institution] about "
+        "how people read charts.\n\n"
+        "You will see charts, one at a time, and answer one short question about each. "
+        f"{_time_sentence(study)} There are no known risks. [Payment or credit.]\n\n"
+        "Your answers are stored under a random code. Your platform id is kept only to "
+        "[pay you / grant credit] and is never published. The anonymous answers may be "
+        "published as a dataset for research.\n\n"
+        "Taking part is voluntary. You can withdraw at any time with the link at the bottom of "
+        f"every page; {withdrawal}\n\n"
+        "This study was approved by [ethics board, approval number]. Questions: [contact e-mail]."
+    )
+
+
+def _instructions(study: Study) -> str:
+    return (
+        "Each page shows one chart and one question about it. Answer as accurately as you can: "
+        "read the titles, axes and labels carefully.\n\n"
+        "Some questions ask for a number: type it in the box (for example 1.2 or 45). Some ask "
+        "you to pick an option, and some to put items in order.\n\n"
+        "You cannot go back to change an answer. A few pages check that you are reading "
+        f"carefully. {_time_sentence(study)}"
+    )
+
+
+def _debrief(study: Study) -> str:
+    if study.completion_url:
+        ending = "The button below takes you back to the recruitment platform to confirm it."
+    elif study.completion_code:
+        ending = "Your completion code is shown below; enter it on the recruitment platform."
+    else:
+        ending = "You can close this window now."
+    return (
+        "Some of the charts you saw were drawn to mislead: [for example a truncated or "
+        "inverted axis, a 3D effect, a logarithmic scale]. Each came in an honest and a "
+        "manipulated version of the same data, and your answers tell us how often each "
+        f"manipulation misleads readers.\n\n{ending}\n\n"
+        "Questions about the study: [contact e-mail]."
+    )
+
+
+def starter_texts(study: Study) -> dict[str, str]:
+    """A starter text for each of the study's texts, in the study's own terms."""
+    return {
+        "consent_text": _consent(study),
+        "instructions_text": _instructions(study),
+        "debrief_text": _debrief(study),
+    }
+
+
+def texts_with_placeholders(study: Study) -> list[str]:
+    """The names of the study's texts that still contain a [placeholder] of a starter text."""
+    return [name for name in TEXT_FIELDS if PLACEHOLDER.search(getattr(study, name) or "")]

@@ -1,0 +1,254 @@
+"""Publishing a study that is ready: blockers with links, warnings to confirm, starter texts."""
+
+import re
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from core.models import AuditEntry
+from studies.models import Study
+from studies.selectors.readiness import study_blockers, study_warnings
+from studies.services import study as setup
+from studies.starter_texts import starter_texts
+from studies.tests.study_factories import make_chart_set, make_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def signed_in(client, researcher, password):
+    client.login(username=researcher.username, password=password)
+    return client
+
+
+def codes(items):
+    return [item.code for item in items]
+
+
+def empty_study(researcher):
+    study = make_study(researcher, status="draft", pairs=2, checks=())
+    study.study_pairs.all().delete()
+    study.consent_text = study.instructions_text = study.completion_code = ""
+    study.save()
+    return study
+
+
+# ------------------------------------------------------------------ blockers
+
+
+def test_each_blocker_names_what_fixes_it(researcher):
+    study = empty_study(researcher)
+    fixes = {item.code: item.fix for item in study_blockers(study)}
+    assert fixes == {
+        "no_pairs": "pairs",
+        "consent_text": "consent_text",
+        "instructions_text": "instructions_text",
+        "completion": "completion_code",
+    }
+
+
+def test_publishing_buttons_are_disabled_while_blockers_link_to_their_fields(signed_in, researcher):
+    study = empty_study(researcher)
+    html = signed_in.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    for label in ("Start pilot", "Go live"):
+        button = re.search(rf"<button[^>]*>{label}</button>", html).group(0)
+        assert " disabled" in button and 'form="publish-form"' in button
+    edit = reverse("studies:edit", args=[study.slug])
+    assert f'<a href="{reverse("studies:pairs", args=[study.slug])}">Choose at least one' in html
+    assert f'<a href="{edit}#id_consent_text">Write the consent text.</a>' in html
+    assert f'<a href="{edit}#id_instructions_text">Write the instructions.</a>' in html
+    assert f'<a href="{edit}#id_completion_code">Give a completion code' in html
+    # The settings page has the fields the anchors point at.
+    settings_page = signed_in.get(edit).content.decode()
+    for name in ("consent_text", "instructions_text", "completion_code"):
+        assert f'id="id_{name}"' in settings_page
+
+    ready = make_study(researcher, status="draft")
+    html = signed_in.get(reverse("studies:detail", args=[ready.slug])).content.decode()
+    button = re.search(r"<button[^>]*>Go live</button>", html).group(0)
+    assert " disabled" not in button
+    assert "Before it can run" not in html
+
+
+def test_a_blocked_study_stays_a_draft_even_if_the_button_is_forced(signed_in, researcher):
+    study = empty_study(researcher)
+    signed_in.post(
+        reverse("studies:status", args=[study.slug]), {"status": "live", "confirm_warnings": "1"}
+    )
+    study.refresh_from_db()
+    assert study.status == "draft"
+
+
+def test_a_pair_problem_links_to_the_pair_in_the_library(signed_in, researcher):
+    study = make_study(researcher, status="draft")
+    question = study.study_pairs.first().question
+    question.charts.filter(version=2).delete()
+    html = signed_in.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    url = reverse("studies:pair-detail", args=[question.chart_set.slug, question.code])
+    assert f'<a href="{url}">Pair {question.code} lacks one of its two charts.</a>' in html
+
+
+# ------------------------------------------------------------------ warnings
+
+
+def test_the_warnings_a_study_can_have(researcher):
+    assert study_warnings(make_study(researcher, status="draft")) == []
+    study = make_study(
+        researcher,
+        status="draft",
+        checks=(),
+        platform="pid",
+        completion_code="",
+        time_limit_minutes=20,
+        expected_duration_minutes=25,
+    )
+    assert codes(study_warnings(study)) == [
+        "no_attention_checks",
+        "no_completion",
+        "time_limit_short",
+    ]
+    assert "(20 min) is shorter than the expected duration (25 min)" in " ".join(
+        w.message for w in study_warnings(study)
+    )
+    # On a recruitment platform a missing completion is a blocker, not also a warning.
+    prolific = make_study(researcher, status="draft", completion_code="")
+    assert "completion" in codes(study_blockers(prolific))
+    assert "no_completion" not in codes(study_warnings(prolific))
+
+
+def test_going_live_with_warnings_needs_a_confirmation(researcher):
+    study = make_study(researcher, status="draft", checks=())
+    with pytest.raises(setup.WarningsNotConfirmed) as caught:
+        setup.study_status_change(study=study, status="live", actor=researcher)
+    assert codes(caught.value.warnings) == ["no_attention_checks"]
+    assert isinstance(caught.value, ValidationError)
+    study.refresh_from_db()
+    assert study.status == "draft"
+    setup.study_status_change(study=study, status="pilot", actor=researcher, confirm_warnings=True)
+    # Going live after the pilot asks again; resuming a paused study does not.
+    with pytest.raises(setup.WarningsNotConfirmed):
+        setup.study_status_change(study=study, status="live", actor=researcher)
+    setup.study_status_change(study=study, status="live", actor=researcher, confirm_warnings=True)
+    setup.study_status_change(study=study, status="paused", actor=researcher)
+    setup.study_status_change(study=study, status="live", actor=researcher)
+    assert study.status == "live"
+    log = AuditEntry.objects.filter(action="study.status").order_by("id").first()
+    assert log.details["warnings"] == ["no_attention_checks"]
+
+
+def test_the_page_asks_to_confirm_the_warnings(signed_in, researcher):
+    study = make_study(researcher, status="draft", checks=())
+    detail = reverse("studies:detail", args=[study.slug])
+    html = signed_in.get(detail).content.decode()
+    assert "Check before you publish" in html
+    assert f'<a href="{reverse("studies:checks", args=[study.slug])}">The study has no' in html
+    assert 'name="confirm_warnings" value="1" form="publish-form"' in html
+
+    url = reverse("studies:status", args=[study.slug])
+    refused = signed_in.post(url, {"status": "live"}, follow=True)
+    assert "read the warnings below" in refused.content.decode()
+    study.refresh_from_db()
+    assert study.status == "draft"
+    signed_in.post(url, {"status": "live", "confirm_warnings": "1"})
+    study.refresh_from_db()
+    assert study.status == "live"
+
+
+def test_the_api_answers_409_with_the_warnings_until_they_are_confirmed(researcher_api, researcher):
+    study = make_study(
+        researcher, status="draft", checks=(), time_limit_minutes=10, expected_duration_minutes=15
+    )
+    url = f"/api/v1/studies/{study.slug}/status/"
+    refused = researcher_api.post(url, {"status": "pilot"}, format="json")
+    assert refused.status_code == 409
+    body = refused.json()
+    assert "confirm_warnings" in body["detail"]
+    assert [w["code"] for w in body["warnings"]] == ["no_attention_checks", "time_limit_short"]
+    assert [w["field"] for w in body["warnings"]] == ["checks", "time_limit_minutes"]
+    assert len(body["errors"]["confirm_warnings"]) == 2
+    study.refresh_from_db()
+    assert study.status == "draft"
+    done = researcher_api.post(url, {"status": "pilot", "confirm_warnings": True}, format="json")
+    assert done.status_code == 200 and done.json()["status"] == "pilot"
+
+
+def test_the_api_lists_blockers_and_warnings(researcher_api, researcher):
+    study = empty_study(researcher)
+    body = researcher_api.get(f"/api/v1/studies/{study.slug}/readiness/").json()
+    assert body["ready"] is False
+    assert {
+        "code": "consent_text",
+        "message": "Write the consent text.",
+        "field": "consent_text",
+    } in (body["blockers"])
+    assert [w["code"] for w in body["warnings"]] == ["no_attention_checks"]
+    blocked = researcher_api.post(
+        f"/api/v1/studies/{study.slug}/status/",
+        {"status": "live", "confirm_warnings": True},
+        format="json",
+    )
+    assert (
+        blocked.status_code == 400
+        and "Write the consent text." in blocked.json()["errors"]["status"]
+    )
+
+
+# ------------------------------------------------------------------ starter texts
+
+
+def test_starter_texts_follow_the_studys_settings(researcher):
+    study = make_study(
+        researcher, time_limit_minutes=45, expected_duration_minutes=15, completion_code="X1"
+    )
+    texts = starter_texts(study)
+    assert "usually takes about 15 minutes; you have up to 45" in texts["consent_text"]
+    assert "your answers are then deleted" in texts["consent_text"]
+    assert "completion code is shown below" in texts["debrief_text"]
+    study.keep_answers_on_withdrawal = True
+    assert "are kept and used" in starter_texts(study)["consent_text"]
+
+
+def test_the_settings_page_offers_starter_texts_and_warns_of_unfilled_brackets(
+    signed_in, researcher
+):
+    study = empty_study(researcher)
+    html = signed_in.get(reverse("studies:edit", args=[study.slug])).content.decode()
+    for name in ("consent_text", "instructions_text", "debrief_text"):
+        assert f'data-starter-for="id_{name}" data-starter-text="starter_{name}"' in html
+    assert "[ethics board, approval number]" in html
+    assert "js/starter_text.js" in html
+
+    study.consent_text = starter_texts(study)["consent_text"]
+    study.save()
+    assert "consent_text_placeholder" in codes(study_warnings(study))
+    study.consent_text = "Filled in by the researcher."
+    study.save()
+    assert "consent_text_placeholder" not in codes(study_warnings(study))
+
+
+def test_the_api_gives_starter_texts(researcher_api, researcher):
+    study = make_study(researcher, status="draft")
+    body = researcher_api.get(f"/api/v1/studies/{study.slug}/starter-texts/").json()
+    assert set(body) == {"consent_text", "instructions_text", "debrief_text"}
+    assert body == starter_texts(study)
+    study.refresh_from_db()
+    assert study.consent_text.startswith("You agree")  # nothing was saved
+
+
+# ------------------------------------------------------------------ pairs
+
+
+def test_using_every_complete_pair_shows_the_chosen_pairs(signed_in, researcher):
+    study = make_study(researcher, status="draft")
+    other = make_chart_set(researcher, pairs=4)
+    url = reverse("studies:pairs", args=[study.slug])
+    response = signed_in.post(url, {"chart_set": other.slug, "all": "1"}, follow=True)
+    assert response.redirect_chain[-1][0] == f"{url}?set={other.slug}#chosen-heading"
+    html = response.content.decode()
+    assert "Pairs saved: the study uses 4 pairs." in html
+    assert "Chosen pairs (4)" in html
+    chosen = html[html.index("chosen-heading") : html.index('id="set-heading"')]
+    for code in other.questions.values_list("code", flat=True):
+        assert f"<td>{code}</td>" in chosen
+    assert Study.objects.get(pk=study.pk).chart_set == other
