@@ -16,6 +16,7 @@
       field.value = source.value;
       field.focus();
       field.setSelectionRange(0, 0);
+      field.scrollTop = 0;
       field.scrollIntoView({ block: "center" });
     });
   });

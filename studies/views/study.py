@@ -335,7 +335,7 @@ def study_pairs(request, slug: str):
             n = len(pairs)
             messages.success(request, f"Pairs saved: the study uses {n} pair{pluralize(n)}.")
             url = reverse("studies:pairs", args=[study.slug]) + f"?set={chart_set.slug}"
-            return redirect(url + "#chosen-heading")
+            return redirect(url)
     chosen = set(study.study_pairs.values_list("question_id", flat=True))
     rows = []
     if chart_set is not None:
