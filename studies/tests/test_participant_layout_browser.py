@@ -17,6 +17,7 @@ from studies.demo_study import load_study_demo
 from studies.models import AnswerType, Devices, ParticipantSession
 from studies.selectors.study import trial_current
 from studies.services import sessions as svc
+from studies.tests.study_factories import make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -104,31 +105,42 @@ def out_of_view(measured) -> list[str]:
     return problems
 
 
-def take_and_measure(page, session, size, *, side_by_side: bool):
-    """Go through every trial of the session, measuring each; returns the kinds seen."""
+def measure(page):
+    measured = page.evaluate(MEASURE)
+    if not measured["chartReady"]:
+        page.wait_for_function(
+            "() => { const i = document.querySelector('.trial .chart img');"
+            " return i && i.complete && i.naturalWidth > 0; }"
+        )
+        measured = page.evaluate(MEASURE)
+    return measured
+
+
+def check_view(page, trial, size, *, side_by_side: bool) -> None:
+    measured = measure(page)
+    label = f"{size[0]}x{size[1]} trial {trial.position + 1} ({kind_of(trial)})"
+    assert out_of_view(measured) == [], label
+    chart = next((b for b in measured["boxes"] if b["name"] == "chart"), None)
+    if side_by_side and chart is not None:
+        assert chart["right"] <= measured["form"]["left"], f"{label}: not side by side"
+        # The chart follows the viewport's height, not its own pixel size.
+        assert chart["height"] >= 0.7 * measured["height"], label
+
+
+def take_and_measure(page, session, sizes, *, side_by_side: bool):
+    """Go through every trial of the session, measuring each at every size; the kinds seen."""
     seen = set()
     while (trial := trial_current(session)) is not None:
         page.reload()
         page.get_by_text(f"Chart {trial.position + 1} of {session.trial_count}").wait_for()
         page.wait_for_function("() => document.fonts.status === 'loaded'")
-        measured = page.evaluate(MEASURE)
-        if not measured["chartReady"]:
-            page.wait_for_function(
-                "() => { const i = document.querySelector('.trial .chart img');"
-                " return i && i.complete && i.naturalWidth > 0; }"
-            )
-            measured = page.evaluate(MEASURE)
         kind = kind_of(trial)
-        label = f"{size[0]}x{size[1]} trial {trial.position + 1} ({kind})"
-        assert out_of_view(measured) == [], label
-        chart = next((b for b in measured["boxes"] if b["name"] == "chart"), None)
-        if side_by_side and chart is not None:
-            assert chart["right"] <= measured["form"]["left"], f"{label}: not side by side"
-            # The chart follows the viewport's height, not its own pixel size.
-            assert chart["height"] >= 0.7 * measured["height"], label
-        if kind not in seen:
-            seen.add(kind)
-            shot(page, f"{size[0]}x{size[1]}-{kind}")
+        for width, height in sizes:
+            page.set_viewport_size({"width": width, "height": height})
+            check_view(page, trial, (width, height), side_by_side=side_by_side)
+            if kind not in seen:
+                shot(page, f"{width}x{height}-{kind}")
+        seen.add(kind)
         svc.response_record(
             token=session.token, position=trial.position, answer=answer_for(trial), client_ms=5000
         )
@@ -146,16 +158,15 @@ def start_session(page, live_server, study, pid):
 
 
 def test_chart_question_and_next_are_in_view_on_laptop_screens(browser, live_server, demo_study):
-    for width, height in DESKTOPS:
-        context = browser.new_context(viewport={"width": width, "height": height})
-        context.set_default_timeout(15_000)
-        page = context.new_page()
-        try:
-            session = start_session(page, live_server, demo_study, f"laptop-{width}")
-            seen = take_and_measure(page, session, (width, height), side_by_side=True)
-            assert seen == KINDS
-        finally:
-            context.close()
+    width, height = DESKTOPS[0]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        session = start_session(page, live_server, demo_study, "laptop-1")
+        assert take_and_measure(page, session, DESKTOPS, side_by_side=True) == KINDS
+    finally:
+        context.close()
 
 
 def phone_context(browser):
@@ -197,15 +208,15 @@ def test_on_an_allowed_phone_everything_is_in_view_and_the_chart_opens_full_scre
         assert not dialog.is_visible()
 
         session.refresh_from_db()
-        seen = take_and_measure(page, session, PHONE, side_by_side=False)
-        assert seen == KINDS
+        assert take_and_measure(page, session, [PHONE], side_by_side=False) == KINDS
     finally:
         context.close()
 
 
 def test_a_phone_is_turned_away_before_consent_when_the_study_is_for_computers(
-    browser, live_server, demo_study
+    browser, live_server, researcher
 ):
+    demo_study = make_study(researcher, platform="pid")
     context = phone_context(browser)
     page = context.new_page()
     try:
