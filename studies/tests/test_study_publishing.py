@@ -252,3 +252,18 @@ def test_using_every_complete_pair_shows_the_chosen_pairs(signed_in, researcher)
     for code in other.questions.values_list("code", flat=True):
         assert f"<td>{code}</td>" in chosen
     assert Study.objects.get(pk=study.pk).chart_set == other
+
+
+@pytest.mark.parametrize("endpoint", ["readiness", "starter-texts"])
+def test_only_the_studys_researchers_read_its_readiness_and_starter_texts(
+    endpoint, researcher, other_researcher, annotator, api_client
+):
+    study = make_study(researcher, status="draft")
+    url = f"/api/v1/studies/{study.slug}/{endpoint}/"
+    assert api_client.get(url).status_code == 401
+    api_client.force_authenticate(annotator)
+    assert api_client.get(url).status_code == 403
+    api_client.force_authenticate(other_researcher)
+    assert api_client.get(url).status_code == 404
+    study.collaborators.add(other_researcher)
+    assert api_client.get(url).status_code == 200

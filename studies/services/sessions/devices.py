@@ -22,8 +22,8 @@ from studies.services.sessions.errors import SessionError
 
 DEVICE_MESSAGE = (
     "This study shows charts that need a bigger screen than a phone's, so it cannot be "
-    "taken on a phone. Please open the same link on a computer or a tablet. Nothing has "
-    "been recorded about you."
+    "taken on a phone. Please open the same link on a computer or a tablet. This page has "
+    "stored nothing about you."
 )
 # The shorter side of a screen below which device_check.js takes it for a phone.
 PHONE_SCREEN_PX = 600
