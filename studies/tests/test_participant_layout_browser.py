@@ -119,6 +119,12 @@ def measure(page):
 def check_view(page, trial, size, *, side_by_side: bool) -> None:
     measured = measure(page)
     label = f"{size[0]}x{size[1]} trial {trial.position + 1} ({kind_of(trial)})"
+    answer_type, options, _key, _tol = svc.trial_spec(trial)
+    shown = [b for b in measured["boxes"] if b["name"].startswith("option ")]
+    if answer_type == AnswerType.FREE_TEXT:
+        assert any(b["name"] == "number box" for b in measured["boxes"]), label
+    else:  # every option is measured, not just the ones the selectors happen to find
+        assert len(shown) == len(options), label
     assert out_of_view(measured) == [], label
     chart = next((b for b in measured["boxes"] if b["name"] == "chart"), None)
     if side_by_side and chart is not None:
