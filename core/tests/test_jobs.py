@@ -13,7 +13,7 @@ def _fails(job, report):
     raise ValueError("the input had no rows")
 
 
-@job_handler("test.echo")
+@job_handler("test.echo", repeatable=True)
 def _echo(job, report):
     report(0.5, "Halfway")
     return {"echo": job.params["value"]}
