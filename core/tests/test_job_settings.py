@@ -63,3 +63,16 @@ def test_without_a_broker_jobs_run_on_the_web_process_threads(tmp_path):
     assert json.loads(result.stdout)["runner"] == "local"
     with_broker = probe(tmp_path, CELERY_BROKER_URL="redis://127.0.0.1:6379/15")
     assert json.loads(with_broker.stdout)["runner"] == "celery"
+
+
+def test_the_procfile_runs_celery_beat_beside_the_worker_and_make_serve_starts_all_of_it():
+    from honcho.environ import parse_procfile
+
+    processes = parse_procfile((ROOT / "Procfile").read_text()).processes
+    assert processes["beat"].startswith("celery -A config beat ")
+    assert processes["worker"].startswith("celery -A config worker ")
+    serve = (ROOT / "Makefile").read_text().split("\nserve:", 1)[1].split("\n\n", 1)[0]
+    # With a broker every Procfile process starts; without one only the web, whose
+    # threads run and sweep the jobs.
+    assert "honcho start -f Procfile;" in serve
+    assert "honcho start -f Procfile web;" in serve
