@@ -28,6 +28,7 @@ _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _pending: set[int] = set()
 _sweeper: threading.Thread | None = None
+_stop_sweeping = threading.Event()
 
 
 def local_job_submit(*, job_id: int) -> None:
@@ -72,17 +73,24 @@ def local_jobs_start() -> None:
     with _lock:
         if _sweeper is not None and _sweeper.is_alive():
             return
+        _stop_sweeping.clear()
         _sweeper = threading.Thread(target=_sweep_forever, name="chartroom-job-sweep", daemon=True)
         _sweeper.start()
 
 
+def local_jobs_stop_sweeping(timeout: float = 10) -> None:
+    """Stop the sweep thread (tests; a web process just exits with it)."""
+    _stop_sweeping.set()
+    if _sweeper is not None:
+        _sweeper.join(timeout)
+
+
 def _sweep_forever() -> None:
-    stop = threading.Event()  # never set: the thread ends with the process
-    while True:
+    while not _stop_sweeping.is_set():
         try:
             jobs_sweep_stale(orphaned_queued=True)
         except Exception:  # a database hiccup must not end the sweeping
             logger.exception("The job sweep failed; trying again later")
         finally:
             connections.close_all()
-        stop.wait(settings.CHARTROOM_JOB_SWEEP_SECONDS)
+        _stop_sweeping.wait(settings.CHARTROOM_JOB_SWEEP_SECONDS)
