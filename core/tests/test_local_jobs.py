@@ -95,3 +95,30 @@ def test_the_web_process_starts_the_sweep_thread(settings, monkeypatch):
     finally:
         local_jobs.local_jobs_stop_sweeping()
     assert not local_jobs._sweeper.is_alive()
+
+
+def test_the_web_process_knows_every_job_kind_before_it_sweeps(tmp_path):
+    """In a fresh interpreter: a web process re-queues a repeatable kind it never created."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import django, json; django.setup()\n"
+        "from core import local_jobs; from core.services import jobs\n"
+        "local_jobs._sweep_forever = lambda: None\n"
+        "local_jobs.local_jobs_start()\n"
+        "print(json.dumps(sorted(jobs._REPEATABLE)))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL")}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", CHARTROOM_VAR_DIR=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=Path(__file__).resolve().parents[2], env=env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    repeatable = json.loads(result.stdout.strip().splitlines()[-1])
+    assert {"annotation.captions_import", "studies.results_compute", "core.ping"} <= set(repeatable)
+    assert "studies.library_import" not in repeatable
