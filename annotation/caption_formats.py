@@ -114,8 +114,12 @@ class CaptionReader:
         self.duplicates: dict[str, list[int]] = {}
         self.total = 0
 
-    def records(self) -> Iterator[Record]:
-        """Each record without problems, the first of identical repeats only."""
+    def records(self, *, repeats: Collection[int] | None = None) -> Iterator[Record]:
+        """Each record without problems, the first of identical repeats only.
+
+        ``repeats``: the record numbers of identical repeats, as an earlier read of the
+        same file found them; they are skipped without keeping any ids in memory.
+        """
         if self.format not in FORMATS:
             self.problems.append(
                 Problem(
@@ -134,7 +138,10 @@ class CaptionReader:
                 if row is _BAD_ROW:
                     continue
                 record = _record(number, row, self.keys, self.split, self.problems)
-                if record is None:
+                if record is None or (repeats is not None and number in repeats):
+                    continue
+                if repeats is not None:
+                    yield record
                     continue
                 digest = hashlib.blake2b(repr(record.content()).encode(), digest_size=16).digest()
                 earlier = seen.get(record.id)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
@@ -242,7 +242,6 @@ def captions_import(
         raise ImportRejected([too_large])
     keys = list(project.categories.order_by("position", "pk").values_list("key", flat=True))
     zipped = _Images(images)
-    existing_ids = set(Item.objects.filter(project=project).values_list("external_id", flat=True))
 
     def reader() -> CaptionReader:
         source.seek(0)
@@ -250,13 +249,12 @@ def captions_import(
             source, filename, category_keys=keys, split=split_sentences, format=format
         )
 
-    checked = _check(reader(), zipped, existing_ids, upload_size(source), progress)
+    checked = _check(project, reader(), zipped, upload_size(source), progress)
     if checked.reader.problems:
         raise _reject(project, user, filename, images_filename, checked, started)
     try:
         batch = _write(
-            project, user, filename, images_filename, checked, reader(), zipped, existing_ids,
-            progress,
+            project, user, filename, images_filename, checked, reader(), zipped, progress,
         )  # fmt: skip
     except IntegrityError:
         # Another import into this project added some of the same ids meanwhile.
@@ -280,33 +278,57 @@ def captions_import(
     )
 
 
+def _batches(records: Iterator[Record]) -> Iterator[list[Record]]:
+    """The records in lists of WRITE_BATCH."""
+    batch = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= WRITE_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _existing_ids(project: Project, records: list[Record]) -> set[str]:
+    """Which of these records' ids the project has: asked a batch at a time, so a project
+    of a million items never has all its ids in memory."""
+    ids = [record.id for record in records]
+    found = Item.objects.filter(project=project, external_id__in=ids)
+    return set(found.values_list("external_id", flat=True))
+
+
 def _check(
-    reader: CaptionReader, zipped: _Images, existing_ids: set[str], size: int, progress: Progress
+    project: Project, reader: CaptionReader, zipped: _Images, size: int, progress: Progress
 ) -> _Checked:
     """The first pass: every record checked (its images too), nothing kept but counts."""
     checked = _Checked(reader=reader)
     if zipped.problem:
         reader.problems.append(Problem(None, "", "images", zipped.problem))
     progress(0.0, "Checking the caption file")
-    for count, record in enumerate(reader.records(), start=1):
-        if count % 1000 == 0:
-            share = min(reader.source.tell() / max(size, 1), 1.0)
-            progress(0.4 * share, f"Checking the caption file: {count:,} records read")
-        problem = _image_problem(record, zipped)
-        if problem:
-            reader.problems.append(problem)
-        elif record.id in existing_ids:
-            checked.existing.append(record.id)
-        else:
-            checked.new += 1
-            checked.labelled += record.labels is not None
+    count = 0
+    for batch in _batches(reader.records()):
+        existing = _existing_ids(project, batch)
+        for record in batch:
+            count += 1
+            if count % 1000 == 0:
+                share = min(reader.source.tell() / max(size, 1), 1.0)
+                progress(0.4 * share, f"Checking the caption file: {count:,} records read")
+            problem = _image_problem(record, zipped)
+            if problem:
+                reader.problems.append(problem)
+            elif record.id in existing:
+                checked.existing.append(record.id)
+            else:
+                checked.new += 1
+                checked.labelled += record.labels is not None
     return checked
 
 
 @transaction.atomic
 def _write(
     project, user, filename, images_filename, checked: _Checked, reader: CaptionReader, zipped,
-    existing_ids, progress,
+    progress,
 ) -> ImportBatch:  # fmt: skip
     """The second pass: the checked file again, written a batch of rows at a time."""
     batch = ImportBatch.objects.create(
@@ -329,16 +351,16 @@ def _write(
     writer.rows = max(checked.new + checked.labelled, 1)
     writer.total = checked.new
     writer.report()
-    chunk = []
-    for record in reader.records():
-        if record.id in existing_ids:
-            continue
-        chunk.append(record)
-        if len(chunk) == WRITE_BATCH:
-            writer.write(chunk)
-            chunk = []
-    if chunk:
-        writer.write(chunk)
+    # The check found the repeats: this pass needs no memory of the ids it has read.
+    repeats = {n for numbers in checked.reader.duplicates.values() for n in numbers[1:]}
+    for records in _batches(reader.records(repeats=repeats)):
+        existing = _existing_ids(project, records)
+        new = [record for record in records if record.id not in existing]
+        if new:
+            writer.write(new)
+    if writer.items != checked.new:
+        # Another import added some of these ids between the check and now: roll back.
+        raise IntegrityError("ids added by another import during this one")
     return batch
 
 

@@ -58,3 +58,25 @@ def test_memory_of_an_import_does_not_grow_with_the_captions_it_holds(
     # Each caption leaves only its id and a digest behind (to find repeated ids): about
     # 200 bytes, against some 4,000 when every record was held.
     assert per_caption < 600, f"{per_caption:.0f} bytes more for each caption"
+
+
+def test_ids_another_import_adds_between_the_check_and_the_writing_reject_the_whole_file(
+    project, monkeypatch
+):
+    from annotation.models import ImportBatch
+    from annotation.services import ImportRejected
+    from annotation.tests.test_imports import as_json
+
+    real_check = imports._check
+
+    def check_then_a_rival_import(*args, **kwargs):
+        checked = real_check(*args, **kwargs)
+        Item.objects.create(project=project, external_id="b", sentences=["Rival."], position=99)
+        return checked
+
+    monkeypatch.setattr(imports, "_check", check_then_a_rival_import)
+    with pytest.raises(ImportRejected) as rejected:
+        captions_import(project=project, data=as_json(record("a"), record("b")), filename="c.json")
+    assert "another import added some of these ids" in str(rejected.value.problems[0])
+    assert list(Item.objects.filter(project=project).values_list("external_id", flat=True)) == ["b"]
+    assert ImportBatch.objects.get().state == ImportBatch.State.REJECTED

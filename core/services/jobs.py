@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -106,6 +107,10 @@ def job_run(*, job_id: int) -> Job:
         return Job.objects.get(pk=job_id)
     job = Job.objects.get(pk=job_id)
     handler = _HANDLERS.get(job.kind)
+    if settings.DEBUG:
+        # Debug mode keeps the SQL of a connection's last 9,000 queries, and nothing resets
+        # it outside a request: a large import's batches would hold hundreds of megabytes.
+        connection.queries_log = deque(maxlen=100)
 
     def report(progress: float, message: str = "") -> None:
         Job.objects.filter(pk=job.pk).update(
@@ -197,8 +202,8 @@ class _Heartbeat:
                     Job.objects.filter(pk=self.job_id, state=Job.State.RUNNING).update(
                         heartbeat_at=timezone.now()
                     )
-                except DatabaseError:  # busy or briefly unreachable: the next beat retries
-                    logger.warning("Job %s: heartbeat not written", self.job_id, exc_info=True)
+                except DatabaseError as exc:  # busy or briefly unreachable: the next beat retries
+                    logger.warning("Job %s: heartbeat not written (%s)", self.job_id, exc)
         finally:
             if used_database:
                 connection.close()  # this thread's own connection
