@@ -15,7 +15,7 @@ help:
 	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
 	@echo "make test   - run the test suite (SQLite and eager tasks unless DATABASE_URL/CELERY_BROKER_URL are set)"
 	@echo "make lint   - ruff check and format check"
-	@echo "make serve  - gunicorn + celery worker (set DATABASE_URL and CELERY_BROKER_URL)"
+	@echo "make serve  - gunicorn + celery worker + celery beat (set DATABASE_URL and CELERY_BROKER_URL)"
 	@echo "make bench  - run the benchmarks in bench/"
 
 $(BIN)/python:
@@ -65,7 +65,7 @@ serve: migrate
 	@if [ -n "$$CELERY_BROKER_URL" ]; then \
 		PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile; \
 	else \
-		echo "CELERY_BROKER_URL is not set: tasks run inside the web processes."; \
+		echo "CELERY_BROKER_URL is not set: jobs run on threads of the web processes, which also sweep stale ones."; \
 		PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile web; \
 	fi
 

@@ -120,47 +120,69 @@ def annotator_api(annotator):
     return client
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A real `celery worker` process against the test database and the configured broker."""
+def celery_env(queue: str, **extra: str) -> dict:
+    """The environment of a celery process that uses the test database and its own queue."""
     from django.db import connection
 
     env = dict(os.environ)
-    test_db = connection.settings_dict["NAME"]
     base = env["DATABASE_URL"].rsplit("/", 1)[0]
-    env["DATABASE_URL"] = f"{base}/{test_db}"
-    env["CELERY_QUEUE"] = f"chartroom-test-{os.getpid()}"  # never steal a dev worker's tasks
-    os.environ["CELERY_QUEUE"] = env["CELERY_QUEUE"]
-    from django.conf import settings
+    env["DATABASE_URL"] = f"{base}/{connection.settings_dict['NAME']}"
+    env["CELERY_QUEUE"] = queue
+    env.update(extra)
+    return env
 
-    settings.CELERY_TASK_DEFAULT_QUEUE = env["CELERY_QUEUE"]
-    from config.celery import app
 
-    app.conf.task_default_queue = env["CELERY_QUEUE"]
-    log = ROOT / "var" / "test-worker.log"
-    log.parent.mkdir(exist_ok=True)
+def celery_start(
+    args: list[str], env: dict, log: Path, *, ready: str = "ready."
+) -> subprocess.Popen:
+    """Start `celery -A config ARGS...` and wait until its log says ``ready``."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "--concurrency=1",
-         "-Q", env["CELERY_QUEUE"], "--loglevel=INFO", f"--logfile={log}", "--without-gossip",
-         "--without-mingle", "--without-heartbeat"],
+        [sys.executable, "-m", "celery", "-A", "config", *args, "--loglevel=INFO",
+         f"--logfile={log}"],
         cwd=ROOT, env=env,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"celery worker exited with {proc.returncode}; see {log}")
-        if log.exists() and "ready." in log.read_text(errors="replace"):
-            break
-        time.sleep(0.25)
-    else:
+            raise RuntimeError(f"celery {args[0]} exited with {proc.returncode}; see {log}")
+        if ready in log.read_text(errors="replace"):
+            return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"celery {args[0]} did not become ready in 60 s; see {log}")
+
+
+def celery_stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
         proc.terminate()
-        raise RuntimeError(f"celery worker did not become ready in 60 s; see {log}")
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker):
+    """A real `celery worker` process against the test database and the configured broker."""
+    queue = f"chartroom-test-{os.getpid()}"  # never steal a dev worker's tasks
+    env = celery_env(queue)
+    os.environ["CELERY_QUEUE"] = queue
+    from django.conf import settings
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    from config.celery import app
+
+    app.conf.task_default_queue = queue
+    proc = celery_start(
+        ["worker", "--pool=solo", "--concurrency=1", "-Q", queue, "--without-gossip",
+         "--without-mingle", "--without-heartbeat"],
+        env, ROOT / "var" / "test-worker.log",
+    )  # fmt: skip
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    celery_stop(proc)
 
 
 @pytest.fixture(scope="session")

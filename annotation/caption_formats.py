@@ -2,17 +2,27 @@
 
 Every record is checked and every problem collected (record number, id, field,
 reason), so a researcher fixes a file in one pass. Identical repeats of an id are
-reported and kept once; repeats that differ are problems. No Django import.
+reported and kept once; repeats that differ are problems. Files are read as streams
+(see caption_streams), never whole. No Django import.
 """
 
 from __future__ import annotations
 
 import csv
-import io
+import hashlib
 import json
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
 
+from annotation.caption_streams import (
+    StreamProblem,
+    binary_lines,
+    json_list_items,
+    not_utf8_reason,
+    text_chunks,
+    text_lines,
+)
 from annotation.labels import LabelProblem, clean_labels
 
 FORMATS = ("json", "jsonl", "csv")
@@ -54,17 +64,8 @@ class Record:
         return (self.sentences, self.labels, self.model, self.dataset, self.image)
 
 
-@dataclass
-class Parsed:
-    format: str
-    records: list[Record] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    # id -> record numbers of identical repeats (the first is the one kept)
-    duplicates: dict[str, list[int]] = field(default_factory=dict)
-    total: int = 0
-
-
-def detect_format(filename: str, data: bytes) -> str | None:
+def detect_format(filename: str, head: bytes) -> str | None:
+    """The format named by the file's extension, or guessed from its first bytes."""
     name = filename.lower()
     if name.endswith(".jsonl") or name.endswith(".ndjson"):
         return "jsonl"
@@ -72,160 +73,142 @@ def detect_format(filename: str, data: bytes) -> str | None:
         return "json"
     if name.endswith(".csv"):
         return "csv"
-    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if head == b"[":
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if first == b"[":
         return "json"
-    if head == b"{":
+    if first == b"{":
         return "jsonl"
     return None
 
 
-def _not_utf8(data: bytes, exc: UnicodeDecodeError, record: int | None = None) -> Problem:
-    line = data[: exc.start].count(b"\n") + 1
-    byte = data[exc.start : exc.start + 1].hex()
-    where = f"line {line}" if record is None else "this record"
-    return Problem(
-        record,
-        "",
-        "encoding",
-        f"not UTF-8 text: byte 0x{byte} in {where}. Save the file as UTF-8 and import it again.",
-    )
+_BAD_ROW = object()  # a row whose problem the row reader already recorded
 
 
-def parse_captions(
-    data: bytes,
-    filename: str,
-    *,
-    category_keys: Collection[str],
-    split: Callable[[str], list[str]],
-    format: str | None = None,
-) -> Parsed:
-    """Read ``data`` in ``format`` (guessed from the name or content when None)."""
-    fmt = format or detect_format(filename, data)
-    if fmt not in FORMATS:
-        parsed = Parsed(format=fmt or "")
-        parsed.problems.append(
-            Problem(
-                None,
-                "",
-                "format",
-                "Unknown file type: use CHOCOLATE JSON (.json), JSON Lines (.jsonl) or CSV (.csv).",
-            )
-        )
-        return parsed
-    parsed = Parsed(format=fmt)
-    raw = {"json": _json_rows, "jsonl": _jsonl_rows, "csv": _csv_rows}[fmt](data, parsed)
-    keys = list(category_keys)
-    first_seen: dict[str, Record] = {}
-    for number, row in raw:
-        parsed.total += 1
-        record = _record(number, row, keys, split, parsed.problems)
-        if record is None:
-            continue
-        earlier = first_seen.get(record.id)
-        if earlier is None:
-            first_seen[record.id] = record
-            parsed.records.append(record)
-        elif earlier.content() == record.content():
-            parsed.duplicates.setdefault(record.id, [earlier.number]).append(number)
-        else:
-            parsed.problems.append(
-                Problem(
-                    number,
-                    record.id,
-                    "_id",
-                    f"the same _id as record {earlier.number} but different content; "
-                    "give each caption its own id.",
-                )
-            )
-    if parsed.total == 0 and not parsed.problems:
-        parsed.problems.append(Problem(None, "", "file", "The file has no records."))
-    return parsed
+class CaptionReader:
+    """The checked records of a caption file, read as a stream.
 
+    Only each id with its record number and a digest of its content stays in memory (to
+    find repeats), never the captions themselves: a file can be read twice, once to check
+    it and once to write it, with memory that hardly grows with its size. Problems collect
+    in ``problems``; ``duplicates`` maps an id repeated with identical content to the
+    record numbers of its repeats (the first is the one kept).
+    """
 
-def _decode(data: bytes, parsed: Parsed) -> str | None:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        parsed.problems.append(_not_utf8(data, exc))
-        return None
+    def __init__(
+        self,
+        source: BinaryIO,
+        filename: str,
+        *,
+        category_keys: Collection[str],
+        split: Callable[[str], list[str]],
+        format: str | None = None,
+    ):
+        self.source = source
+        start = source.tell()
+        head = source.read(64)
+        source.seek(start)
+        self.format = format or detect_format(filename, head) or ""
+        self.keys = list(category_keys)
+        self.split = split
+        self.problems: list[Problem] = []
+        self.duplicates: dict[str, list[int]] = {}
+        self.total = 0
 
+    def records(self, *, repeats: Collection[int] | None = None) -> Iterator[Record]:
+        """Each record without problems, the first of identical repeats only.
 
-def _json_rows(data: bytes, parsed: Parsed):
-    text = _decode(data, parsed)
-    if text is None:
-        return []
-    try:
-        rows = json.loads(text)
-    except json.JSONDecodeError as exc:
-        parsed.problems.append(
-            Problem(
-                None,
-                "",
-                "json",
-                f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.",
-            )
-        )
-        return []
-    if not isinstance(rows, list):
-        parsed.problems.append(
-            Problem(None, "", "json", "CHOCOLATE JSON is a list of records ([{...}, ...]).")
-        )
-        return []
-    return list(enumerate(rows, start=1))
-
-
-def _jsonl_rows(data: bytes, parsed: Parsed):
-    rows = []
-    number = 0
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        number += 1
-        try:
-            text = line.decode("utf-8-sig" if number == 1 else "utf-8")
-        except UnicodeDecodeError as exc:
-            parsed.total += 1
-            problem = _not_utf8(line, exc, record=number)
-            parsed.problems.append(problem)
-            continue
-        try:
-            rows.append((number, json.loads(text)))
-        except json.JSONDecodeError as exc:
-            parsed.total += 1
-            parsed.problems.append(
-                Problem(number, "", "json", f"not valid JSON: {exc.msg}, column {exc.colno}.")
-            )
-    return rows
-
-
-def _csv_rows(data: bytes, parsed: Parsed):
-    text = _decode(data, parsed)
-    if text is None:
-        return []
-    try:
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        columns = [c.strip() for c in reader.fieldnames or []]
-        if "caption" not in columns:
-            parsed.problems.append(
+        ``repeats``: the record numbers of identical repeats, as an earlier read of the
+        same file found them; they are skipped without keeping any ids in memory.
+        """
+        if self.format not in FORMATS:
+            self.problems.append(
                 Problem(
                     None,
                     "",
-                    "caption",
-                    "CSV files need a caption column (and _id, model, dataset, image_path).",
+                    "format",
+                    "Unknown file type: use CHOCOLATE JSON (.json), JSON Lines (.jsonl) or CSV (.csv).",
                 )
             )
-            return []
-        rows = []
-        for number, row in enumerate(reader, start=1):
-            cleaned = {(k or "").strip(): v for k, v in row.items()}
-            if None in row:  # more cells than header columns
-                cleaned["__extra__"] = row[None]
-            rows.append((number, cleaned))
-        return rows
-    except csv.Error as exc:
-        parsed.problems.append(Problem(None, "", "csv", f"not valid CSV: {exc}."))
-        return []
+            return
+        rows = {"json": self._json_rows, "jsonl": self._jsonl_rows, "csv": self._csv_rows}
+        seen: dict[str, tuple[int, bytes]] = {}
+        try:
+            for number, row in rows[self.format]():
+                self.total += 1
+                if row is _BAD_ROW:
+                    continue
+                record = _record(number, row, self.keys, self.split, self.problems)
+                if record is None or (repeats is not None and number in repeats):
+                    continue
+                if repeats is not None:
+                    yield record
+                    continue
+                digest = hashlib.blake2b(repr(record.content()).encode(), digest_size=16).digest()
+                earlier = seen.get(record.id)
+                if earlier is None:
+                    seen[record.id] = (number, digest)
+                    yield record
+                elif earlier[1] == digest:
+                    self.duplicates.setdefault(record.id, [earlier[0]]).append(number)
+                else:
+                    self.problems.append(
+                        Problem(
+                            number,
+                            record.id,
+                            "_id",
+                            f"the same _id as record {earlier[0]} but different content; "
+                            "give each caption its own id.",
+                        )
+                    )
+        except StreamProblem as exc:
+            self.problems.append(Problem(None, "", exc.field, exc.reason))
+        if self.total == 0 and not self.problems:
+            self.problems.append(Problem(None, "", "file", "The file has no records."))
+
+    def _json_rows(self):
+        return enumerate(json_list_items(text_chunks(self.source)), start=1)
+
+    def _jsonl_rows(self):
+        number = 0
+        for line in binary_lines(self.source):
+            if not line.strip():
+                continue
+            number += 1
+            try:
+                text = line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                reason = not_utf8_reason(line[exc.start], "this record")
+                self.problems.append(Problem(number, "", "encoding", reason))
+                yield number, _BAD_ROW
+                continue
+            try:
+                yield number, json.loads(text)
+            except json.JSONDecodeError as exc:
+                reason = f"not valid JSON: {exc.msg}, column {exc.colno}."
+                self.problems.append(Problem(number, "", "json", reason))
+                yield number, _BAD_ROW
+
+    def _csv_rows(self):
+        try:
+            reader = csv.DictReader(text_lines(text_chunks(self.source)))
+            columns = [c.strip() for c in reader.fieldnames or []]
+            if "caption" not in columns:
+                self.problems.append(
+                    Problem(
+                        None,
+                        "",
+                        "caption",
+                        "CSV files need a caption column (and _id, model, dataset, image_path).",
+                    )
+                )
+                return
+            for number, row in enumerate(reader, start=1):
+                cleaned = {(k or "").strip(): v for k, v in row.items()}
+                if None in row:  # more cells than header columns
+                    cleaned["__extra__"] = row[None]
+                yield number, cleaned
+        except csv.Error as exc:
+            self.problems.append(Problem(None, "", "csv", f"not valid CSV: {exc}."))
 
 
 def _text(value) -> str | None:

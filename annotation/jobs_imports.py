@@ -4,6 +4,7 @@ from annotation.services.import_jobs import CAPTIONS_IMPORT_JOB, captions_import
 from core.services.jobs import job_handler
 
 
-@job_handler(CAPTIONS_IMPORT_JOB)
+# All rows or none, and ids already in the project are skipped: running it again is safe.
+@job_handler(CAPTIONS_IMPORT_JOB, repeatable=True)
 def annotation_captions_import(job, report):
     return captions_import_job_run(job=job, report=report)

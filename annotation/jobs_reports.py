@@ -4,6 +4,6 @@ from annotation.services.reports.jobs import REPORT_JOB, report_job_run
 from core.services.jobs import job_handler
 
 
-@job_handler(REPORT_JOB)
+@job_handler(REPORT_JOB, repeatable=True)  # reads labels, stores a result
 def annotation_report(job, report):
     return report_job_run(job=job, report=report)

@@ -198,15 +198,63 @@ if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(("redis://", "rediss:/
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
-# A worker process that dies mid-job gives its message back, so the job runs again
-# (core.services.jobs.job_run takes over a running job whose heartbeat went stale).
+# A worker process that dies mid-job gives its message back (see the visibility timeout below).
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CHARTROOM_JOB_STALE_SECONDS = envint("CHARTROOM_JOB_STALE_SECONDS", 15 * 60)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "chartroom")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# --- background jobs: time limits, heartbeats, the sweep ------------------------------------
+# A running job writes a heartbeat to its row every CHARTROOM_JOB_STALE_SECONDS / 5 (a thread
+# beside the work, so a long quiet step counts as alive). A job whose heartbeat is older than
+# the stale limit lost its worker: the sweep, run every CHARTROOM_JOB_SWEEP_SECONDS (Celery
+# beat, or a thread of each web process without a broker), re-queues it when its kind is safe
+# to repeat and fails it with "the worker stopped; run it again" otherwise.
+CHARTROOM_JOB_STALE_SECONDS = envint("CHARTROOM_JOB_STALE_SECONDS", 5 * 60)
+CHARTROOM_JOB_SWEEP_SECONDS = envint("CHARTROOM_JOB_SWEEP_SECONDS", 60)
+# The longest a job may run: Celery raises in it after this (the job fails with a message)
+# and kills its process a minute later.
+CHARTROOM_JOB_TIME_LIMIT = envint("CHARTROOM_JOB_TIME_LIMIT", 2 * 60 * 60)
+# Redis hands a message that was taken but not acknowledged to another worker after this
+# long. Jobs acknowledge at the end (acks_late), so it must outlast the longest job, or a
+# healthy long job's message would be delivered twice; dead workers are the sweep's
+# business, not the broker's, so nothing is gained by making it short. By default a message
+# comes back only after its job's hard time limit and a stale limit more, when the sweep has
+# already ended the job and the redelivered message finds nothing to do.
+CELERY_VISIBILITY_TIMEOUT = envint(
+    "CELERY_VISIBILITY_TIMEOUT", CHARTROOM_JOB_TIME_LIMIT + 60 + CHARTROOM_JOB_STALE_SECONDS
+)
+if CHARTROOM_JOB_STALE_SECONDS < 2 or CHARTROOM_JOB_SWEEP_SECONDS < 1:
+    raise ImproperlyConfigured(
+        "CHARTROOM_JOB_STALE_SECONDS must be at least 2 and CHARTROOM_JOB_SWEEP_SECONDS at least 1."
+    )
+if CELERY_VISIBILITY_TIMEOUT <= CHARTROOM_JOB_TIME_LIMIT + 60:
+    raise ImproperlyConfigured(
+        f"CELERY_VISIBILITY_TIMEOUT ({CELERY_VISIBILITY_TIMEOUT} s) must be longer than "
+        f"CHARTROOM_JOB_TIME_LIMIT ({CHARTROOM_JOB_TIME_LIMIT} s) plus a minute, or the broker "
+        "gives a running job's message to a second worker; raise it or lower the time limit."
+    )
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_TASK_SOFT_TIME_LIMIT = CHARTROOM_JOB_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = CHARTROOM_JOB_TIME_LIMIT + 60
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-jobs": {
+        "task": "core.sweep_stale_jobs",
+        "schedule": float(CHARTROOM_JOB_SWEEP_SECONDS),
+        # Sweeps that wait in the queue while no worker runs are dropped: one is enough.
+        "options": {"expires": float(CHARTROOM_JOB_SWEEP_SECONDS)},
+    }
+}
+# Where jobs run: "celery" (the broker's workers; in-process and at once without a broker, as
+# the tests use) or "local" (threads of the web process, so a request never waits for a job).
+CHARTROOM_JOB_RUNNER = os.environ.get(
+    "CHARTROOM_JOB_RUNNER", "celery" if CELERY_BROKER_URL or TESTING else "local"
+).strip()
+if CHARTROOM_JOB_RUNNER not in ("celery", "local"):
+    raise ImproperlyConfigured("CHARTROOM_JOB_RUNNER must be celery or local.")
+CHARTROOM_LOCAL_JOB_THREADS = envint("CHARTROOM_LOCAL_JOB_THREADS", 1)
 
 # --- REST API ---------------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -110,6 +110,9 @@ class Job(models.Model):
     # Set when the job starts and at every progress report: a running job whose
     # heartbeat is old lost its worker, and a redelivered message may run it again.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # How many times a worker started it: a job re-queued after its worker died counts again,
+    # so one that kills every worker it meets is stopped after a few tries.
+    attempts = models.PositiveSmallIntegerField(default=0)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -121,9 +121,9 @@ def captions_import_job_run(*, job: Job, report) -> dict:
             problem = Problem(None, "", "project", "the project was deleted before the import ran.")
             return _rejected([problem], None, filename, images_filename)
         report(0.0, "Reading the upload")
-        with storage.open(params["upload"], "rb") as handle:
-            data = handle.read()
         with ExitStack() as stack:
+            # Open files, not their bytes: the import reads them as streams.
+            data = stack.enter_context(storage.open(params["upload"], "rb"))
             images = None
             if params.get("images"):
                 images = stack.enter_context(storage.open(params["images"], "rb"))

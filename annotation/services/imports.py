@@ -1,12 +1,13 @@
 """Importing caption files into a project: all records or none.
 
-The whole file is read and checked first (records, labels, images); only a file
-without problems is written, inside one transaction. Chart images from a zip are
-stored under content-derived names, so a file written for an import that is then
-rejected is harmless and a re-import reuses it.
+The whole file is checked first (records, labels, images); only a file without
+problems is written, inside one transaction. Both passes read the file as a stream
+(``CaptionReader``), so memory does not grow with the captions' text. Chart images
+from a zip are stored under content-derived names as they are checked, so a file
+written for an import that is then rejected is harmless and a re-import reuses it.
 
 Large uploads run the same function in a background job (``import_jobs``), which passes
-``progress`` to show how far it got and the zip as an open file rather than bytes.
+``progress`` to show how far it got and the files open rather than as bytes.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 import io
 import time
 import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
@@ -27,7 +28,7 @@ from django.core.validators import URLValidator
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 
-from annotation.caption_formats import Parsed, Problem, Record, parse_captions
+from annotation.caption_formats import CaptionReader, Problem, Record
 from annotation.defaults import split_for
 from annotation.models import ImportBatch, Item, Project, ReferenceLabels
 from annotation.sentences import split_sentences
@@ -113,7 +114,7 @@ class _Images:
     def __init__(self, data: bytes | BinaryIO | None):
         self.archive = None
         self.names: dict[str, str] = {}
-        self.checked: dict[str, tuple[str, bytes] | str] = {}
+        self.checked: dict[str, tuple[str, str]] = {}
         self.problem = ""
         if data is None:
             return
@@ -132,84 +133,84 @@ class _Images:
                 self.names.setdefault(base, info.filename)
                 self.names.setdefault(base.lower(), info.filename)
 
-    def get(self, reference: str) -> tuple[str, bytes] | str:
-        """(storage name, bytes) or the reason the image cannot be used."""
+    def get(self, reference: str) -> tuple[str, str]:
+        """(storage name, "") of the checked and stored image, or ("", why it cannot be used).
+
+        A good image is stored at once under a name derived from its content, and only that
+        name is kept: the zip's images never all sit in memory.
+        """
         base = PurePosixPath(reference.replace("\\", "/")).name
         entry = self.names.get(base) or self.names.get(base.lower())
         if self.archive is None:
-            return (
+            return "", (
                 f"“{reference}” is a file name, but no zip of chart images was uploaded; "
                 "upload the images as a zip or give http(s) URLs."
             )
         if entry is None:
-            return f"“{base}” is not in the uploaded zip of images."
-        if entry in self.checked:
-            return self.checked[entry]
+            return "", f"“{base}” is not in the uploaded zip of images."
+        if entry not in self.checked:
+            self.checked[entry] = self._check(entry, base)
+        return self.checked[entry]
+
+    def _check(self, entry: str, base: str) -> tuple[str, str]:
         info = self.archive.getinfo(entry)
         limit = settings.CHARTROOM_MAX_IMAGE_BYTES
         if info.file_size > limit:
-            outcome = f"“{base}” is larger than {limit // (1024 * 1024)} MB."
-        else:
-            try:
-                image = validate_image(
-                    self.archive.read(entry),
-                    max_bytes=limit,
-                    max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
-                )
-                outcome = (
-                    f"{CHART_DIR}/{generated_name(image.data, image.extension)}",
-                    image.data,
-                )
-            except ImageRejected as exc:
-                outcome = f"“{base}” is not a usable image: {exc.message}"
-            except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-                outcome = f"“{base}” could not be read from the zip ({exc})."
-        self.checked[entry] = outcome
-        return outcome
+            return "", f"“{base}” is larger than {limit // (1024 * 1024)} MB."
+        try:
+            image = validate_image(
+                self.archive.read(entry),
+                max_bytes=limit,
+                max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
+            )
+        except ImageRejected as exc:
+            return "", f"“{base}” is not a usable image: {exc.message}"
+        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+            return "", f"“{base}” could not be read from the zip ({exc})."
+        # Content-derived names: a file stored for an import that is then rejected is
+        # harmless, and importing it again reuses it.
+        name = f"{CHART_DIR}/{generated_name(image.data, image.extension)}"
+        if not default_storage.exists(name):
+            default_storage.save(name, ContentFile(image.data))
+        return name, ""
 
 
-def _image_problems(
-    records: list[Record], images: _Images, tick: Callable[[int], None] = lambda done: None
-) -> tuple[list[Problem], dict]:
-    problems, files = [], {}
-    for done, record in enumerate(records):
-        if done % 1000 == 0:
-            tick(done)
-        ref = record.image
-        if not ref:
-            continue
-        if "://" in ref or ref.lower().startswith(("data:", "javascript:", "mailto:")):
-            try:
-                _url(ref)
-            except ValidationError:
-                problems.append(
-                    Problem(
-                        record.number,
-                        record.id,
-                        "image_path",
-                        "image URLs must be complete http(s) URLs.",
-                    )
-                )
-            continue
-        outcome = images.get(ref)
-        if isinstance(outcome, str):
-            problems.append(Problem(record.number, record.id, "image_path", outcome))
-        else:
-            files[record.id] = outcome
-    return problems, files
+def _image_problem(record: Record, images: _Images) -> Problem | None:
+    ref = record.image
+    if not ref:
+        return None
+    if "://" in ref or ref.lower().startswith(("data:", "javascript:", "mailto:")):
+        try:
+            _url(ref)
+        except ValidationError:
+            return Problem(
+                record.number, record.id, "image_path", "image URLs must be complete http(s) URLs."
+            )
+        return None
+    reason = images.get(ref)[1]
+    return Problem(record.number, record.id, "image_path", reason) if reason else None
 
 
-def _reject(
-    project: Project, user, filename, images_filename, parsed: Parsed, problems, started
-) -> ImportRejected:
+@dataclass
+class _Checked:
+    """What the checking pass learnt about a file, without keeping its records."""
+
+    reader: CaptionReader
+    new: int = 0
+    labelled: int = 0
+    existing: list[str] = field(default_factory=list)
+
+
+def _reject(project, user, filename, images_filename, checked: _Checked, started) -> ImportRejected:
+    problems = sorted(checked.reader.problems, key=lambda p: (p.record is not None, p.record or 0))
     batch = ImportBatch.objects.create(
         project=project,
         created_by=user,
         filename=filename[:255],
         images_filename=(images_filename or "")[:255],
-        format=parsed.format,
+        format=checked.reader.format,
         state=ImportBatch.State.REJECTED,
-        records=parsed.total,
+        records=checked.reader.total,
         problems=[p.as_dict() for p in problems],
         seconds=time.monotonic() - started,
     )
@@ -219,7 +220,7 @@ def _reject(
 def captions_import(
     *,
     project: Project,
-    data: bytes,
+    data: bytes | BinaryIO,
     filename: str,
     user: User | None = None,
     images: bytes | BinaryIO | None = None,
@@ -229,138 +230,198 @@ def captions_import(
 ) -> ImportResult:
     """Import every record of a caption file, or none (raising :class:`ImportRejected`).
 
-    ``images`` is the zip of chart images as bytes or as an open binary file.
+    ``data`` (the caption file) and ``images`` (a zip of chart images) are bytes or open,
+    seekable binary files. The file is read twice as a stream, once to check every record
+    and once to write them, so memory stays small however many captions it holds.
     """
     started = time.monotonic()
     progress = progress or _no_progress
-    too_large = upload_limit_problem(len(data) + upload_size(images))
+    source = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    too_large = upload_limit_problem(upload_size(source) + upload_size(images))
     if too_large:
         raise ImportRejected([too_large])
-    progress(0.0, "Parsing the caption file")
     keys = list(project.categories.order_by("position", "pk").values_list("key", flat=True))
-    parsed = parse_captions(
-        data, filename, category_keys=keys, split=split_sentences, format=format
-    )
-    problems = list(parsed.problems)
     zipped = _Images(images)
-    if zipped.problem:
-        problems.append(Problem(None, "", "images", zipped.problem))
-    count = max(len(parsed.records), 1)
-    image_problems, files = _image_problems(
-        parsed.records,
-        zipped,
-        lambda done: progress(
-            0.2 + 0.2 * done / count,
-            f"Checking images: {done:,} of {len(parsed.records):,} records",
-        ),
-    )
-    problems.extend(image_problems)
-    if problems:
-        problems.sort(key=lambda p: (p.record is not None, p.record or 0))
-        raise _reject(project, user, filename, images_filename, parsed, problems, started)
 
-    existing_ids = set(Item.objects.filter(project=project).values_list("external_id", flat=True))
-    new = [r for r in parsed.records if r.id not in existing_ids]
-    existing = [r.id for r in parsed.records if r.id in existing_ids]
-    if files:
-        progress(0.4, "Storing chart images")
-    for name, content in dict(files.values()).items():
-        if not default_storage.exists(name):
-            default_storage.save(name, ContentFile(content))
+    def reader() -> CaptionReader:
+        source.seek(0)
+        return CaptionReader(
+            source, filename, category_keys=keys, split=split_sentences, format=format
+        )
 
+    checked = _check(project, reader(), zipped, upload_size(source), progress)
+    if checked.reader.problems:
+        raise _reject(project, user, filename, images_filename, checked, started)
     try:
         batch = _write(
-            project, user, filename, images_filename, parsed, new, existing, files, progress
-        )
+            project, user, filename, images_filename, checked, reader(), zipped, progress,
+        )  # fmt: skip
     except IntegrityError:
         # Another import into this project added some of the same ids meanwhile.
-        problem = Problem(
-            None,
-            "",
-            "_id",
-            "another import added some of these ids at the same time; import again.",
-        )
-        raise _reject(
-            project, user, filename, images_filename, parsed, [problem], started
-        ) from None
+        checked.reader.problems[:] = [
+            Problem(
+                None,
+                "",
+                "_id",
+                "another import added some of these ids at the same time; import again.",
+            )
+        ]
+        raise _reject(project, user, filename, images_filename, checked, started) from None
     batch.seconds = time.monotonic() - started
     batch.save(update_fields=["seconds"])
     return ImportResult(
         batch=batch,
-        created=len(new),
-        duplicates=parsed.duplicates,
-        existing=existing,
+        created=checked.new,
+        duplicates=checked.reader.duplicates,
+        existing=checked.existing,
         seconds=batch.seconds,
     )
 
 
+def _batches(records: Iterator[Record]) -> Iterator[list[Record]]:
+    """The records in lists of WRITE_BATCH."""
+    batch = []
+    for record in records:
+        batch.append(record)
+        if len(batch) >= WRITE_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _existing_ids(project: Project, records: list[Record]) -> set[str]:
+    """Which of these records' ids the project has: asked a batch at a time, so a project
+    of a million items never has all its ids in memory."""
+    ids = [record.id for record in records]
+    found = Item.objects.filter(project=project, external_id__in=ids)
+    return set(found.values_list("external_id", flat=True))
+
+
+def _check(
+    project: Project, reader: CaptionReader, zipped: _Images, size: int, progress: Progress
+) -> _Checked:
+    """The first pass: every record checked (its images too), nothing kept but counts."""
+    checked = _Checked(reader=reader)
+    if zipped.problem:
+        reader.problems.append(Problem(None, "", "images", zipped.problem))
+    progress(0.0, "Checking the caption file")
+    count = 0
+    for batch in _batches(reader.records()):
+        existing = _existing_ids(project, batch)
+        for record in batch:
+            count += 1
+            if count % 1000 == 0:
+                share = min(reader.source.tell() / max(size, 1), 1.0)
+                progress(0.4 * share, f"Checking the caption file: {count:,} records read")
+            problem = _image_problem(record, zipped)
+            if problem:
+                reader.problems.append(problem)
+            elif record.id in existing:
+                checked.existing.append(record.id)
+            else:
+                checked.new += 1
+                checked.labelled += record.labels is not None
+    return checked
+
+
 @transaction.atomic
 def _write(
-    project, user, filename, images_filename, parsed, new, existing, files, progress
-) -> ImportBatch:
+    project, user, filename, images_filename, checked: _Checked, reader: CaptionReader, zipped,
+    progress,
+) -> ImportBatch:  # fmt: skip
+    """The second pass: the checked file again, written a batch of rows at a time."""
     batch = ImportBatch.objects.create(
         project=project,
         created_by=user,
         filename=filename[:255],
         images_filename=(images_filename or "")[:255],
-        format=parsed.format,
+        format=checked.reader.format,
         state=ImportBatch.State.DONE,
-        records=parsed.total,
-        created_items=len(new),
-        duplicates=[{"id": key, "records": numbers} for key, numbers in parsed.duplicates.items()],
-        existing=existing,
+        records=checked.reader.total,
+        created_items=checked.new,
+        duplicates=[
+            {"id": key, "records": numbers} for key, numbers in checked.reader.duplicates.items()
+        ],
+        existing=checked.existing,
     )
     start = (Item.objects.filter(project=project).aggregate(m=Max("position"))["m"] or 0) + 1
-    split_map = project.split_map or {}
-    labelled = [r for r in new if r.labels is not None]
     # Items and reference labels share the last part of the bar by their number of rows.
-    rows = max(len(new) + len(labelled), 1)
-    _writing(progress, 0, rows, f"0 of {len(new):,} items")
-    for first in range(0, len(new), WRITE_BATCH):
-        chunk = new[first : first + WRITE_BATCH]
-        Item.objects.bulk_create(
-            (
-                Item(
-                    project=project,
-                    external_id=record.id,
-                    sentences=list(record.sentences),
-                    image=files[record.id][0] if record.id in files else "",
-                    image_url=record.image if "://" in record.image else "",
-                    model=record.model,
-                    dataset=record.dataset,
-                    split=split_for(record.model, split_map),
-                    position=start + first + offset,
-                    import_batch=batch,
-                )
-                for offset, record in enumerate(chunk)
-            ),
-            batch_size=500,
-        )
-        _writing(
-            progress, first + len(chunk), rows, f"{first + len(chunk):,} of {len(new):,} items"
-        )
-    if labelled:
-        pks = dict(Item.objects.filter(import_batch=batch).values_list("external_id", "pk"))
-        for first in range(0, len(labelled), WRITE_BATCH):
-            chunk = labelled[first : first + WRITE_BATCH]
-            ReferenceLabels.objects.bulk_create(
-                (
-                    ReferenceLabels(
-                        item_id=pks[r.id], labels=[list(s) for s in r.labels], source=filename[:255]
-                    )
-                    for r in chunk
-                ),
-                batch_size=500,
-            )
-            _writing(
-                progress,
-                len(new) + first + len(chunk),
-                rows,
-                f"reference labels, {first + len(chunk):,} of {len(labelled):,}",
-            )
+    writer = _Writer(project, batch, filename, zipped, start, progress)
+    writer.rows = max(checked.new + checked.labelled, 1)
+    writer.total = checked.new
+    writer.report()
+    # The check found the repeats: this pass needs no memory of the ids it has read.
+    repeats = {n for numbers in checked.reader.duplicates.values() for n in numbers[1:]}
+    for records in _batches(reader.records(repeats=repeats)):
+        existing = _existing_ids(project, records)
+        new = [record for record in records if record.id not in existing]
+        if new:
+            writer.write(new)
+    if writer.items != checked.new:
+        # Another import added some of these ids between the check and now: roll back.
+        raise IntegrityError("ids added by another import during this one")
     return batch
 
 
-def _writing(progress: Progress, done: int, rows: int, what: str) -> None:
-    share = done / rows
-    progress(0.45 + 0.55 * share, f"Writing rows: {share:.0%} ({what})")
+class _Writer:
+    """Writes records as items (and their reference labels) in batches, reporting progress."""
+
+    def __init__(self, project, batch, filename, zipped, start, progress):
+        self.project = project
+        self.batch = batch
+        self.source = filename[:255]
+        self.zipped = zipped
+        self.position = start
+        self.progress = progress
+        self.split_map = project.split_map or {}
+        self.rows = self.total = self.items = self.done = 0
+
+    def write(self, records: list[Record]) -> None:
+        items = Item.objects.bulk_create(
+            [
+                Item(
+                    project=self.project,
+                    external_id=record.id,
+                    sentences=list(record.sentences),
+                    image=self._stored_image(record),
+                    image_url=record.image if "://" in record.image else "",
+                    model=record.model,
+                    dataset=record.dataset,
+                    split=split_for(record.model, self.split_map),
+                    position=self.position + offset,
+                    import_batch=self.batch,
+                )
+                for offset, record in enumerate(records)
+            ],
+            batch_size=500,
+        )
+        labels = [
+            ReferenceLabels(
+                item_id=item.pk, labels=[list(s) for s in record.labels], source=self.source
+            )
+            for item, record in zip(items, records, strict=True)
+            if record.labels is not None
+        ]
+        ReferenceLabels.objects.bulk_create(labels, batch_size=500)
+        self.position += len(records)
+        self.items += len(records)
+        self.done += len(records) + len(labels)
+        # Saving gave each item an image field that refers back to the item: a cycle that
+        # only the (rare, full) cycle collection would free, so every batch's items would
+        # pile up over a 100,000-caption file. Breaking it lets each batch go at once.
+        for item in items:
+            item.__dict__.pop("image", None)
+        self.report()
+
+    def _stored_image(self, record: Record) -> str:
+        if not record.image or "://" in record.image:
+            return ""
+        return self.zipped.get(record.image)[0]
+
+    def report(self) -> None:
+        share = self.done / self.rows
+        self.progress(
+            0.45 + 0.55 * share,
+            f"Writing rows: {share:.0%} ({self.items:,} of {self.total:,} items)",
+        )

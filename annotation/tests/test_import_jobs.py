@@ -376,14 +376,13 @@ def test_the_import_reports_each_stage_and_writes_rows_in_batches(project, monke
         filename="c.json",
         progress=lambda fraction, message: seen.append((round(fraction, 4), message)),
     )
-    # Two items and one set of reference labels: three rows, each a third of 0.45..1.
+    # Two items and one set of reference labels: three rows, each a third of 0.45..1; an
+    # item's labels are written with it.
     assert seen == [
-        (0.0, "Parsing the caption file"),
-        (0.2, "Checking images: 0 of 2 records"),
+        (0.0, "Checking the caption file"),
         (0.45, "Writing rows: 0% (0 of 2 items)"),
-        (0.6333, "Writing rows: 33% (1 of 2 items)"),
-        (0.8167, "Writing rows: 67% (2 of 2 items)"),
-        (1.0, "Writing rows: 100% (reference labels, 1 of 1)"),
+        (0.8167, "Writing rows: 67% (1 of 2 items)"),
+        (1.0, "Writing rows: 100% (2 of 2 items)"),
     ]
     assert list(Item.objects.order_by("position").values_list("external_id", "position")) == [
         ("a", 1),

@@ -50,19 +50,17 @@ def test_a_large_upload_is_followed_on_the_import_page_until_it_is_done(
     page.screenshot(path=str(SCREENS / "import-job-queued.png"), full_page=True)
     page.evaluate("window.notReloaded = true")
 
-    # While the job checks the images, the page shows its stage without reloading.
+    # While the job checks the file, the page shows its stage without reloading.
     original = import_jobs._JobProgress.__call__
     looked = []
 
     def look(progress, fraction, message):
         original(progress, fraction, message)
-        if message.startswith("Checking images") and not looked:
+        if message.startswith("Checking the caption file") and not looked:
             looked.append(message)
-            expect(state).to_have_text("Running 20%")
-            expect(page.locator(f'[data-job-badge="{job.pk}"]')).to_have_text("Running 20%")
-            expect(page.locator("[data-job-message]")).to_have_text(
-                "Checking images: 0 of 5 records"
-            )
+            expect(state).to_have_text("Running 0%")
+            expect(page.locator(f'[data-job-badge="{job.pk}"]')).to_have_text("Running 0%")
+            expect(page.locator("[data-job-message]")).to_have_text("Checking the caption file")
             assert page.evaluate("window.notReloaded") is True
             page.screenshot(path=str(SCREENS / "import-job-running.png"), full_page=True)
 

@@ -36,7 +36,7 @@ class JobSerializer(serializers.ModelSerializer):
         model = Job
         fields = [
             "id", "kind", "state", "progress", "message", "error", "subject", "result",
-            "created_at", "started_at", "finished_at", "download_url",
+            "created_at", "started_at", "heartbeat_at", "finished_at", "attempts", "download_url",
         ]  # fmt: skip
         read_only_fields = fields
 

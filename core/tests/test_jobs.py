@@ -13,7 +13,7 @@ def _fails(job, report):
     raise ValueError("the input had no rows")
 
 
-@job_handler("test.echo")
+@job_handler("test.echo", repeatable=True)
 def _echo(job, report):
     report(0.5, "Halfway")
     return {"echo": job.params["value"]}
@@ -123,3 +123,18 @@ def test_a_job_runs_in_a_real_celery_worker_process(celery_worker_process, resea
     assert job.state == Job.State.DONE, job.error
     assert job.result["pid"] == celery_worker_process.pid
     assert job.result["pid"] != os.getpid()
+
+
+@pytest.mark.django_db
+def test_a_job_in_debug_mode_keeps_only_a_short_log_of_its_queries(researcher, settings):
+    from django.db import connection
+
+    @job_handler("test.many_queries")
+    def _many(job, report):
+        for _ in range(300):
+            Job.objects.filter(pk=job.pk).exists()
+        return {"logged": len(connection.queries_log)}
+
+    settings.DEBUG = True
+    job = Job.objects.create(kind="test.many_queries", created_by=researcher)
+    assert job_run(job_id=job.pk).result == {"logged": 100}

@@ -1,5 +1,6 @@
 """`manage.py import_captions PROJECT FILE`: import a caption file, creating the project if needed."""
 
+from contextlib import ExitStack
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -32,11 +33,8 @@ class Command(BaseCommand):
         path = Path(file)
         if not path.is_file():
             raise CommandError(f"{file}: no such file.")
-        images_data = None
-        if images:
-            if not Path(images).is_file():
-                raise CommandError(f"{images}: no such file.")
-            images_data = Path(images).read_bytes()
+        if images and not Path(images).is_file():
+            raise CommandError(f"{images}: no such file.")
 
         target = Project.objects.filter(slug=project).first()
         if target is None:
@@ -48,14 +46,16 @@ class Command(BaseCommand):
                 "--owner is ignored."
             )
         try:
-            result = captions_import(
-                project=target,
-                data=path.read_bytes(),
-                filename=path.name,
-                images=images_data,
-                images_filename=Path(images).name if images else "",
-                format=format,
-            )
+            # Both files open, not read: the import streams them.
+            with path.open("rb") as data, ExitStack() as stack:
+                result = captions_import(
+                    project=target,
+                    data=data,
+                    filename=path.name,
+                    images=stack.enter_context(Path(images).open("rb")) if images else None,
+                    images_filename=Path(images).name if images else "",
+                    format=format,
+                )
         except ImportRejected as exc:
             lines = [f"{path.name} was not imported ({len(exc.problems)} problems):"]
             lines += [f"  {problem}" for problem in exc.problems[:100]]
