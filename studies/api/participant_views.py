@@ -83,6 +83,14 @@ class StartSerializer(serializers.Serializer):
         default=dict,
         help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}.',
     )
+    token = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="To resume: the token this client was given when it started the session. "
+        "Without it, a platform id that already has a session is refused (409).",
+    )
 
 
 class CompletionSerializer(serializers.Serializer):
@@ -329,11 +337,13 @@ class StudyPublicView(ParticipantAPIView):
 class SessionStartView(ParticipantAPIView):
     @extend_schema(
         tags=TAG,
-        summary="Start a session after consent, or resume the one this platform id has",
+        summary="Start a session after consent, or resume it with its token",
         description=(
-            "201 with a new session, 200 when the platform id already has one (resumed). 400 with "
-            "code `link_problem` when the platform id is missing or malformed; 409 with code "
-            "`study_unavailable` when the study is not open, paused, closed or full."
+            "201 with a new session. When the platform id already has a session, 200 (resumed) "
+            "only if `token` is that session's token; otherwise 409 with code "
+            "`already_started` and no token, since a platform id is no proof of who is asking. "
+            "400 with code `link_problem` when the platform id is missing or malformed; 409 "
+            "with code `study_unavailable` when the study is not open, paused, closed or full."
         ),
         request=StartSerializer,
         responses={
@@ -341,7 +351,11 @@ class SessionStartView(ParticipantAPIView):
             200: SessionStateSerializer,
             400: ERRORS[400],
             404: ERRORS[404],
-            409: ERRORS[409],
+            409: OpenApiResponse(
+                ParticipantErrorSerializer,
+                description="`already_started`: this platform id has a session and no token "
+                "proved it; `study_unavailable`: the study takes no one now.",
+            ),
             413: ERRORS[413],
         },
     )
@@ -355,7 +369,10 @@ class SessionStartView(ParticipantAPIView):
             )
         identity = svc.identity_from_params(study.platform, serializer.validated_data["params"])
         result = svc.session_start(
-            study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
+            study=study,
+            identity=identity,
+            proof=serializer.validated_data["token"],
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
         return Response(
             SessionStateSerializer(result.session).data,

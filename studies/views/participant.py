@@ -9,6 +9,7 @@ participants on locked-down lab machines often block cookies.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from functools import wraps
 
@@ -97,14 +98,35 @@ def _cookie_name(study: Study) -> str:
     return f"{COOKIE_PREFIX}{study.pk}"
 
 
+def _cookie_token(request, study: Study) -> str:
+    return request.COOKIES.get(_cookie_name(study), "")[:64]
+
+
 def _resumable(request, study: Study, identity) -> ParticipantSession | None:
+    """The session this browser started, or :class:`AlreadyStarted` for someone else's id.
+
+    Only the cookie set by the browser that started a session proves it is theirs:
+    the platform id in the link proves nothing, since anyone can type it.
+    """
+    token = _cookie_token(request, study)
     if identity.external_id:
-        return svc.session_find(study=study, identity=identity)
-    token = request.COOKIES.get(_cookie_name(study), "")
+        existing = svc.session_find(study=study, identity=identity)
+        if existing is None:
+            return None
+        if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
+            raise svc.AlreadyStarted(svc.already_started_message(study.platform))
+        return existing
     session = session_by_token(token) if token else None
     if session is not None and session.study_id == study.pk and not session.is_preview:
         return session
     return None
+
+
+def _already_started(request, study: Study, exc: svc.AlreadyStarted):
+    # Nothing on this page touches the existing session: no token, no link to it.
+    return _message(
+        request, "This study has already been started", exc.message, status=409, study=study
+    )
 
 
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
@@ -125,7 +147,10 @@ def welcome(request, slug: str):
         identity = svc.identity_from_params(study.platform, request.GET)
     except svc.LinkProblem as problem:
         return _link_problem(request, study, problem)
-    existing = _resumable(request, study, identity)
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     if existing is not None:
         return render(request, "participate/welcome.html", {"study": study, "existing": existing})
     reason = study_unavailable_reason(study)
@@ -144,7 +169,10 @@ def consent(request, slug: str):
         identity = svc.identity_from_params(study.platform, source)
     except svc.LinkProblem as problem:
         return _link_problem(request, study, problem)
-    existing = _resumable(request, study, identity)
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     if existing is not None:
         return redirect("participate:session", token=existing.token)
     if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):
@@ -161,8 +189,13 @@ def consent(request, slug: str):
         return redirect("participate:declined", slug=study.slug)
     try:
         result = svc.session_start(
-            study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
+            study=study,
+            identity=identity,
+            proof=_cookie_token(request, study),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     except svc.StudyUnavailable as exc:
         return _message(request, "Thank you for your interest", exc.message, study=study)
     response = redirect("participate:session", token=result.session.token)
@@ -258,6 +291,14 @@ def _ended_page(request, session: ParticipantSession):
             f"This study had to be finished within {study.time_limit_minutes} minutes, so it has "
             "ended. Thank you for your time. If you think this is a mistake, please contact the "
             "researcher.",
+            study=study,
+        )
+    if session.status == Status.ABANDONED:
+        return _message(
+            request,
+            "This session was closed",
+            "The researcher closed this session so that you can start the study again. "
+            f"To start again, please {svc.wording(study.platform).way_back}.",
             study=study,
         )
     raise Http404
@@ -389,9 +430,11 @@ def finish(request, token: str):
 def withdraw(request, token: str):
     session = _session_or_404(token)
     if request.method == "POST":
-        svc.session_withdraw(token=token)
+        # An ended session cannot be withdrawn; the session page says how it ended.
+        with contextlib.suppress(svc.SessionEnded):
+            svc.session_withdraw(token=token)
         return redirect("participate:session", token=token)
-    if session.status == Status.WITHDRAWN:
+    if session.status in (Status.WITHDRAWN, Status.ABANDONED):
         return redirect("participate:session", token=token)
     return render(
         request,
