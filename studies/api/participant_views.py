@@ -153,7 +153,9 @@ class TrialSerializer(serializers.Serializer):
         help_text="Multiple choice: the options (answer with the 0-based index). Ranking: the items.",
     )
     items = RankItemSerializer(
-        many=True, help_text="Ranking: the items in the order to list them first."
+        many=True,
+        help_text="Ranking: the items, unranked, in the order to list them for placing. Show "
+        "them as not yet placed; never submit this order without the participant's actions.",
     )
     image_url = serializers.CharField(allow_null=True)
     width = serializers.IntegerField()
@@ -207,7 +209,24 @@ class SubmitSerializer(serializers.Serializer):
         max_value=24 * 3600 * 1000,
         required=False,
         allow_null=True,
-        help_text="Milliseconds from showing the chart to the answer, by the client's clock.",
+        help_text="Time on the trial: milliseconds from showing the chart to the answer, by the "
+        "client's clock.",
+    )
+    interactions = serializers.IntegerField(
+        min_value=0,
+        max_value=100_000,
+        required=False,
+        allow_null=True,
+        help_text="How many answer-changing actions the participant made (a choice, an edit of "
+        "the typed number, a ranking item placed or moved). Required for rankings, and at "
+        "least 1: a ranking reported as given without any interaction is refused.",
+    )
+    first_interaction_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=24 * 3600 * 1000,
+        required=False,
+        allow_null=True,
+        help_text="Milliseconds from showing the chart to the first of those actions.",
     )
     idempotency_key = serializers.RegexField(
         r"^[A-Za-z0-9_.:-]{1,64}$",
@@ -249,7 +268,7 @@ def trial_payload(request, session, trial) -> dict:
 
 
 def _session_error(exc: svc.SessionError) -> Response:
-    body = error_body(exc.message)
+    body = error_body(exc.message, exc.extra.get("errors"))
     body["code"] = exc.code
     body.update({k: v for k, v in exc.extra.items() if k in ("current", "status", "reason")})
     return Response(body, status=exc.status)
@@ -452,7 +471,9 @@ class ResponseSubmitView(ParticipantAPIView):
             "Stores the answer once. Repeating a stored answer (same `idempotency_key`, or the "
             "same answer without a key) returns 200 with `duplicate: true`. An unreadable number "
             "is a 400 with code `answer_invalid` and a message for the participant; the trial "
-            "stays open. Answering any trial other than the current one is a 409."
+            "stays open. So is a ranking sent without `interactions` (or with 0): the client "
+            "must show the items unranked and report how the participant placed them. "
+            "Answering any trial other than the current one is a 409."
         ),
         request=SubmitSerializer,
         responses={
@@ -473,6 +494,9 @@ class ResponseSubmitView(ParticipantAPIView):
             position=data["position"],
             answer=data["answer"],
             client_ms=data.get("client_ms"),
+            interactions=data.get("interactions"),
+            first_interaction_ms=data.get("first_interaction_ms"),
+            interaction_required=True,
             idempotency_key=data.get("idempotency_key") or "",
             with_next=True,
         )

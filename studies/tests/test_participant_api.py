@@ -35,6 +35,8 @@ def current(client, token):
 
 
 def submit(client, token, position, answer, **extra):
+    # A client reports how the answer was given; a ranking needs at least one action.
+    extra.setdefault("interactions", 2)
     return client.post(
         f"{API}/sessions/{token}/responses/",
         {"position": position, "answer": answer, **extra},

@@ -34,13 +34,27 @@ def current(session):
 
 
 def rank_items(page):
-    return [t.strip() for t in page.locator(".rank-item .rank-text").all_inner_texts()]
+    """The items the participant has placed, in their order."""
+    return [t.strip() for t in page.locator(".rank-placed .rank-item .rank-text").all_inner_texts()]
 
 
-def drag_into_order(page):
+def refused_until_placed(page, trial):
+    """Next does nothing while an item is still to place; nothing is stored."""
+    page.get_by_role("button", name="Next").click()
+    missing = page.locator("[data-ranking-missing]")
+    assert missing.is_visible() and "still to place" in missing.inner_text()
+    assert not Response.objects.filter(trial=trial).exists()
+
+
+def drag_into_order(page, trial):
+    assert rank_items(page) == []  # nothing is ranked for the participant
+    refused_until_placed(page, trial)
+    for text in reversed(KEY):  # placed in the wrong order, then dragged into the right one
+        page.locator(".rank-pool .rank-item").filter(has_text=text).click()
+    assert rank_items(page) == list(reversed(KEY))
     page.get_by_role("button", name="Next").scroll_into_view_if_needed()
     for target, text in enumerate(KEY):
-        items = page.locator(".rank-item")
+        items = page.locator(".rank-placed .rank-item")
         source = items.filter(has_text=text)
         destination = items.nth(target)
         if rank_items(page).index(text) == target:
@@ -53,14 +67,18 @@ def drag_into_order(page):
     assert rank_items(page) == KEY
 
 
-def keyboard_into_order(page):
+def keyboard_into_order(page, trial):
+    # Enter on each item's Place button, in the order the pool lists them; focus moves on.
+    page.locator(".rank-pool .rank-add").first.focus()
+    while page.locator(".rank-pool .rank-item").count():
+        page.keyboard.press("Enter")
     for target, text in enumerate(KEY):
-        item = page.locator(".rank-item").filter(has_text=text)
+        item = page.locator(".rank-placed .rank-item").filter(has_text=text)
         item.focus()
         for _ in range(rank_items(page).index(text) - target):
             page.keyboard.press("Alt+ArrowUp")
     assert rank_items(page) == KEY
-    assert "is now number" in page.locator("[data-ranking-status]").inner_text()
+    assert "All placed" in page.locator("[data-ranking-status]").inner_text()
 
 
 def answer_trial(page, trial, *, fail_check=False, ranking_by="drag"):
@@ -78,9 +96,9 @@ def answer_trial(page, trial, *, fail_check=False, ranking_by="drag"):
         elif kind == AnswerType.FREE_TEXT:
             page.locator("#answer-number").fill("1.2 million")
         elif ranking_by == "drag":
-            drag_into_order(page)
+            drag_into_order(page, trial)
         else:
-            keyboard_into_order(page)
+            keyboard_into_order(page, trial)
     page.get_by_role("button", name="Next").click()
 
 
@@ -147,6 +165,10 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
     assert responses.count() == 8
     assert responses.filter(correct=False).count() == 1  # only the failed check
     assert all(r.client_ms is not None and r.server_ms is not None for r in responses)
+    # Every answer was given by hand: at least one action, the first one timed.
+    assert all(r.interactions >= 1 and r.first_interaction_ms is not None for r in responses)
+    rankings = [r for r in responses if isinstance(r.value, list)]
+    assert len(rankings) == 2 and all(r.interactions >= 3 for r in rankings)
 
     # A finished participant opening the link again sees the code again.
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={PID}")

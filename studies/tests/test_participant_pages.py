@@ -71,6 +71,7 @@ def answer_all(client, session, *, fail_checks=False):
         )
         assert response.status_code == 302
         session.refresh_from_db()
+        assert session.current_position > trial.position, "the answer was refused"
 
 
 @pytest.fixture
@@ -174,11 +175,17 @@ def test_non_numeric_text_gets_a_friendly_message_and_the_trial_stays_open(clien
     before = Response.objects.count()
     response = client.post(
         reverse("participate:answer", args=[session.token]),
-        {"position": trial.position, "number": "about a lot"},
+        {"position": trial.position, "number": "about a lot", "interactions": "5"},
     )
-    assert response.status_code == 400
-    assert b"Please enter a number, like 42 or 3.5." in response.content
-    assert b'value="about a lot"' in response.content
+    # Post/redirect/get: the refusal is shown on the trial page, so a reload never re-posts.
+    assert response.status_code == 302 and response["Location"] == session_url(session)
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    assert b"Please enter a number, like 42 or 3.5." in page.content
+    assert b'value="about a lot"' in page.content
+    assert b'name="interactions" value="5"' in page.content
+    reloaded = client.get(response["Location"])
+    assert b"Please enter a number" not in reloaded.content
     assert Response.objects.count() == before
     session.refresh_from_db()
     assert session.current_position == trial.position
@@ -187,6 +194,7 @@ def test_non_numeric_text_gets_a_friendly_message_and_the_trial_stays_open(clien
 def test_a_ranking_with_a_repeated_rank_is_refused_with_a_message(client, researcher):
     ranking = make_study(researcher, pairs=3, checks=())
     session = start(client, ranking)
+    client.post(reverse("participate:begin", args=[session.token]))
     while True:
         trial = trial_current(session)
         if trial.question.answer_type == AnswerType.RANKING:
@@ -197,7 +205,9 @@ def test_a_ranking_with_a_repeated_rank_is_refused_with_a_message(client, resear
         reverse("participate:answer", args=[session.token]),
         {"position": trial.position, "rank_0": "1", "rank_1": "1", "rank_2": "3"},
     )
-    assert response.status_code == 400 and b"its own rank, from 1 to 3" in response.content
+    assert response.status_code == 302
+    page = client.get(response["Location"])
+    assert b"its own rank, from 1 to 3" in page.content
     assert not Response.objects.filter(trial=trial).exists()
 
 

@@ -13,6 +13,7 @@ import contextlib
 import secrets
 from functools import wraps
 
+from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -33,6 +34,7 @@ from studies.services import sessions as svc
 MAX_BODY_BYTES = 64 * 1024
 COOKIE_PREFIX = "chartroom_s"
 COOKIE_AGE = 7 * 24 * 3600
+REFUSED_TTL = 15 * 60  # how long a refused answer waits for its trial page to show it
 Status = ParticipantSession.Status
 
 
@@ -230,14 +232,9 @@ def declined(request, slug: str):
 def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
     shown = trial_display(trial)
     previous = previous or {}
-    items = []
-    if shown.answer_type == AnswerType.RANKING:
-        order = [i for i, _ in shown.items]
-        ranks = previous.get("ranks") or {i: pos + 1 for pos, i in enumerate(order)}
-        items = sorted(
-            ({"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items),
-            key=lambda item: (item["rank"] or 99, order.index(item["index"])),
-        )
+    # Rankings start unranked: no item has a place until the participant gives it one.
+    ranks = previous.get("ranks") or {}
+    items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
     remaining = None
     if session.deadline:
         remaining = max(0, int((session.deadline - timezone.now()).total_seconds() // 60))
@@ -333,7 +330,14 @@ def session_page(request, token: str):
         )
     trial = trial_current(session)
     svc.trial_mark_shown(trial=trial)
-    return render(request, "participate/trial.html", _trial_context(session, trial))
+    key = _refused_key(token, trial.position)
+    refused = cache.get(key) or {}
+    if refused:
+        cache.delete(key)
+    context = _trial_context(
+        session, trial, error=refused.get("error", ""), previous=refused.get("previous")
+    )
+    return render(request, "participate/trial.html", context)
 
 
 @participant_page
@@ -358,8 +362,11 @@ def _form_answer(answer_type: str, options: list, post) -> tuple[object, dict]:
             value = post.get(f"rank_{i}", "")
             ranks[i] = int(value) if value.isdigit() else None
         if sorted(r for r in ranks.values() if r) != list(range(1, len(options) + 1)):
+            missing = sum(1 for r in ranks.values() if not r)
+            still = f" ({missing} still to place)" if missing else ""
             raise svc.AnswerInvalid(
-                f"Please give every item its own rank, from 1 to {len(options)}.",
+                f"Please place every item: give each its own rank, from 1 to {len(options)}"
+                f"{still}.",
                 previous={"ranks": ranks},
             )
         return [options[i] for i in sorted(ranks, key=ranks.get)], {"ranks": ranks}
@@ -375,15 +382,29 @@ def _client_ms(value: str) -> int | None:
     return ms if 0 <= ms <= 24 * 3600 * 1000 else None
 
 
+def _interactions(value: str) -> int | None:
+    # Empty from a browser without JavaScript: nothing is known, so nothing is recorded.
+    return int(value) if value.isdigit() and int(value) <= 100_000 else None
+
+
+def _refused_key(token: str, position: int) -> str:
+    return f"participate:refused:{token}:{position}"
+
+
 @participant_page
 @require_POST
 def answer(request, token: str):
+    """Store the answer; a refused one goes back to the trial page with its message (PRG)."""
     session = _session_or_404(token)
     try:
         position = int(request.POST.get("position", ""))
     except ValueError:
         return redirect("participate:session", token=token)
     trial = trial_current(session) if position == session.current_position else None
+    given = {
+        "interactions": _interactions(request.POST.get("interactions", "")),
+        "first_ms": _client_ms(request.POST.get("first_interaction_ms")),
+    }
     previous = {}
     try:
         if trial is None:
@@ -397,15 +418,17 @@ def answer(request, token: str):
             position=position,
             answer=value,
             client_ms=_client_ms(request.POST.get("client_ms")),
+            interactions=given["interactions"],
+            first_interaction_ms=given["first_ms"],
             idempotency_key=request.POST.get("key", "")[:64],
         )
     except svc.AnswerInvalid as exc:
-        if trial is None:
-            return redirect("participate:session", token=token)
-        context = _trial_context(
-            session, trial, error=exc.message, previous=exc.extra.get("previous") or previous
-        )
-        return render(request, "participate/trial.html", context, status=400)
+        if trial is not None:
+            # Kept on the server, not in a cookie (lab machines often block them), and
+            # shown once by the trial page, so a reload never posts the answer again.
+            refused = {"error": exc.message, "previous": exc.extra.get("previous") or previous}
+            refused["previous"].update(given)
+            cache.set(_refused_key(token, position), refused, REFUSED_TTL)
     except (svc.AlreadyAnswered, svc.NotCurrentTrial, svc.SessionEnded):
         # A repeat, a stale tab or an ended session: the session page shows where things stand.
         pass

@@ -28,7 +28,13 @@ from studies.services.sessions.platform import (
     link_params,
     wording,
 )
-from studies.services.sessions.record import RecordResult, read_answer, response_record, trial_spec
+from studies.services.sessions.record import (
+    RecordResult,
+    check_given,
+    read_answer,
+    response_record,
+    trial_spec,
+)
 from studies.services.sessions.release import session_release, session_release_problem
 from studies.services.sessions.start import (
     StartResult,
@@ -53,6 +59,7 @@ __all__ = [
     "StartResult",
     "StudyUnavailable",
     "already_started_message",
+    "check_given",
     "completion_for",
     "ended_message",
     "identity_from_params",
