@@ -21,7 +21,9 @@ from core.api.errors import error_body
 from studies.models import AnswerType, ParticipantSession, Platform, Study, Trial
 from studies.selectors.study import (
     session_by_token,
+    study_expected_minutes,
     study_unavailable_reason,
+    time_statement,
     trial_current,
     trial_display,
 )
@@ -63,7 +65,16 @@ class PublicStudySerializer(serializers.Serializer):
     keep_answers_on_withdrawal = serializers.BooleanField()
     instructions_text = serializers.CharField()
     instructions_video_url = serializers.CharField(allow_null=True)
-    time_limit_minutes = serializers.IntegerField()
+    time_limit_minutes = serializers.IntegerField(help_text="The hard limit, from consent.")
+    expected_minutes = serializers.IntegerField(
+        allow_null=True,
+        help_text="What the study usually takes: the researcher's figure, else estimated from "
+        "completed pilot sessions; null when neither is known.",
+    )
+    time_statement = serializers.CharField(
+        help_text="Both in the words every participant page uses, e.g. "
+        '"It usually takes about 15 minutes; you have up to 60."'
+    )
     platform = serializers.ChoiceField(choices=Platform.choices)
     id_param = serializers.CharField(
         allow_null=True, help_text="The link parameter carrying the participant's platform id."
@@ -336,6 +347,7 @@ class StudyPublicView(ParticipantAPIView):
         study = _study(slug)
         reason = study_unavailable_reason(study)
         video = study.instructions_video
+        expected = study_expected_minutes(study)
         data = {
             "slug": study.slug,
             "title": study.title,
@@ -345,6 +357,8 @@ class StudyPublicView(ParticipantAPIView):
             "instructions_text": study.instructions_text,
             "instructions_video_url": request.build_absolute_uri(video.url) if video else None,
             "time_limit_minutes": study.time_limit_minutes,
+            "expected_minutes": expected,
+            "time_statement": time_statement(expected=expected, limit=study.time_limit_minutes),
             "platform": study.platform,
             "id_param": Platform(study.platform).id_param,
             "accepting": reason is None,

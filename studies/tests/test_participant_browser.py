@@ -155,7 +155,7 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
         failed_check = failed_check or fail
 
     assert reloaded and typed_text and failed_check and rankings_done == 2
-    assert page.get_by_role("heading", name="Thank you!").is_visible()
+    assert page.get_by_role("heading", name="All done").is_visible()  # the debrief thanks
     assert page.locator("#completion-code").inner_text() == "C0DE42"
     shot(page, "06-completion-desktop")
 

@@ -25,7 +25,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from studies.models import AnswerType, ParticipantSession, Study
 from studies.selectors.study import (
     session_by_token,
+    study_expected_minutes,
     study_unavailable_reason,
+    time_left_statement,
+    time_statement,
     trial_current,
     trial_display,
 )
@@ -131,6 +134,10 @@ def _already_started(request, study: Study, exc: svc.AlreadyStarted):
     )
 
 
+def _time(study: Study) -> str:
+    return time_statement(expected=study_expected_minutes(study), limit=study.time_limit_minutes)
+
+
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
     return _message(
         request, "This link needs a little fix", problem.message, status=400, study=study
@@ -159,7 +166,8 @@ def welcome(request, slug: str):
     if reason is not None:
         return _message(request, "Thank you for your interest", reason.message, study=study)
     params = svc.link_params(study.platform, request.GET)
-    return render(request, "participate/welcome.html", {"study": study, "params": params})
+    context = {"study": study, "params": params, "time_statement": _time(study)}
+    return render(request, "participate/welcome.html", context)
 
 
 @participant_page
@@ -183,9 +191,8 @@ def consent(request, slug: str):
             return _message(request, "Thank you for your interest", reason.message, study=study)
         params = svc.link_params(study.platform, source)
         error = "Please choose whether you agree." if request.method == "POST" else ""
-        return render(
-            request, "participate/consent.html", {"study": study, "params": params, "error": error}
-        )
+        context = {"study": study, "params": params, "error": error, "time_statement": _time(study)}
+        return render(request, "participate/consent.html", context)
     if request.POST["choice"] == "decline":
         svc.session_decline(study=study)
         return redirect("participate:declined", slug=study.slug)
@@ -235,9 +242,12 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
     # Rankings start unranked: no item has a place until the participant gives it one.
     ranks = previous.get("ranks") or {}
     items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
-    remaining = None
+    time_left = ""
     if session.deadline:
         remaining = max(0, int((session.deadline - timezone.now()).total_seconds() // 60))
+        time_left = time_left_statement(
+            minutes_left=remaining, limit=session.study.time_limit_minutes
+        )
     return {
         "study": session.study,
         "session": session,
@@ -257,7 +267,7 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "error": error,
         "previous": previous,
         "key": secrets.token_urlsafe(12),
-        "minutes_left": remaining,
+        "time_left": time_left,
     }
 
 
@@ -268,7 +278,12 @@ def _ended_page(request, session: ParticipantSession):
         return render(
             request,
             "participate/debrief.html",
-            {"study": study, "session": session, "completion": completion},
+            {
+                "study": study,
+                "session": session,
+                "completion": completion,
+                "thanks_in_text": "thank" in study.debrief_text.casefold(),
+            },
         )
     if session.status == Status.WITHDRAWN:
         kept = not session.answers_deleted and session.current_position > 0
@@ -285,9 +300,9 @@ def _ended_page(request, session: ParticipantSession):
         return _message(
             request,
             "The time limit has been reached",
-            f"This study had to be finished within {study.time_limit_minutes} minutes, so it has "
-            "ended. Thank you for your time. If you think this is a mistake, please contact the "
-            "researcher.",
+            f"You had up to {study.time_limit_minutes} minutes for this study, so it has ended. "
+            "Thank you for your time. If you think this is a mistake, please "
+            f"{svc.wording(study.platform).contact}.",
             study=study,
         )
     if session.status == Status.ABANDONED:
@@ -325,9 +340,12 @@ def session_page(request, token: str):
             study=session.study,
         )
     if session.current_position == 0 and session.instructions_done_at is None:
-        return render(
-            request, "participate/instructions.html", {"study": session.study, "session": session}
-        )
+        context = {
+            "study": session.study,
+            "session": session,
+            "time_statement": _time(session.study),
+        }
+        return render(request, "participate/instructions.html", context)
     trial = trial_current(session)
     svc.trial_mark_shown(trial=trial)
     key = _refused_key(token, trial.position)
