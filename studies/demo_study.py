@@ -19,7 +19,7 @@ PROLIFIC_COMPLETION = "https://app.prolific.com/submissions/complete?cc={code}"
 
 CONSENT = """You are invited to take part in a study about how people read charts.
 
-You will see charts, one at a time, and answer one short question about each. There are no known risks. Your answers are stored under a random code; your platform id is kept only to pay you and is never published.
+You will see charts, one at a time, and answer one short question about each. There are no known risks. Your answers are stored under a random code; your Prolific ID is kept only to pay you and is never published.
 
 Taking part is voluntary. You can withdraw at any time with the link at the bottom of every page; your answers are then deleted."""
 

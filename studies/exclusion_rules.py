@@ -48,7 +48,7 @@ def rule_reasons(study, facts: RuleFacts) -> list[tuple[str, str]]:
         WITHDRAWN: ("withdrawn", "withdrew"),
         TIMED_OUT: ("timed_out", "timed out"),
         IN_PROGRESS: ("in_progress", "still in progress"),
-        ABANDONED: ("abandoned", "abandoned: the researcher let the id start again"),
+        ABANDONED: ("abandoned", "abandoned (id released)"),
     }.get(facts.status)
     if status_reason:
         reasons.append(status_reason)

@@ -237,7 +237,11 @@
       else list.appendChild(empty);
       const left = poolItems().length;
       poolHeading.hidden = pool.hidden = left === 0;
-      if (!left && missing) missing.hidden = true;
+      // An error shown for a refused Next follows what is still to place.
+      if (missing && !missing.hidden) {
+        if (left) missing.textContent = `Please place every item first: ${left} still to place.`;
+        else missing.hidden = true;
+      }
       if (announce && moved && status) {
         const where = placed.indexOf(moved);
         status.textContent =

@@ -52,7 +52,7 @@ def test_a_second_browser_with_the_same_id_is_refused_at_every_step(study):
         attacker.post(consent_url(study), {"choice": "agree", "PROLIFIC_PID": PID}),
     ):
         assert response.status_code == 409
-        assert b"already been started" in response.content
+        assert b"This study was already started with your Prolific ID" in response.content
         assert b"browser window where you started" in response.content
         assert b"message the researcher on Prolific" in response.content
         assert token not in response.content and b"/s/p/" not in response.content
@@ -113,7 +113,7 @@ def test_a_released_id_starts_a_new_session_in_a_new_browser(study, researcher, 
     )
 
     # The old browser sees what happened and can change nothing any more.
-    assert b"start again" in lost.get(session_url(old)).content
+    assert b"so that you can start over" in lost.get(session_url(old)).content
     lost.post(reverse("participate:withdraw", args=[old.token]))
     old.refresh_from_db()
     assert old.status == "abandoned" and old.responses.count() == 1

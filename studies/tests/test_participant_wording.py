@@ -47,7 +47,7 @@ def test_each_platform_names_its_own_parameter_and_way_back(client, researcher, 
         reverse("participate:consent", args=[study.slug]), {"choice": "agree", param: "ab12"}
     )
     taken = _main(Client().get(welcome, {param: "ab12"}))
-    assert "already been started" in taken and id_name in taken
+    assert "already started" in taken and id_name in taken
     assert "from study" not in taken
 
 

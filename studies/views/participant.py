@@ -130,7 +130,7 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
 def _already_started(request, study: Study, exc: svc.AlreadyStarted):
     # Nothing on this page touches the existing session: no token, no link to it.
     return _message(
-        request, "This study has already been started", exc.message, status=409, study=study
+        request, "Please continue where you started", exc.message, status=409, study=study
     )
 
 
@@ -309,8 +309,8 @@ def _ended_page(request, session: ParticipantSession):
         return _message(
             request,
             "This session was closed",
-            "The researcher closed this session so that you can start the study again. "
-            f"To start again, please {svc.wording(study.platform).way_back}.",
+            "The researcher closed this session so that you can start over. "
+            f"To start, please {svc.wording(study.platform).way_back}.",
             study=study,
         )
     raise Http404

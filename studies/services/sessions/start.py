@@ -53,8 +53,9 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
 def already_started_message(platform: str) -> str:
     words = wording(platform)
     return (
-        f"This study has already been started with {words.id_name}. To continue, go back to "
-        "the browser window where you started it: your answers are kept there. If you cannot, "
+        f"This study was already started with {words.id_name}, most likely by you in another browser or on "
+        "another device. To continue, go back to the browser window where you started: your "
+        "answers are kept there, and nothing here changes them. If you cannot go back, "
         f"{words.contact}; they can let you start again."
     )
 
