@@ -128,6 +128,9 @@ class CountsSerializer(serializers.Serializer):
     timed_out = serializers.IntegerField()
     withdrawn = serializers.IntegerField()
     declined = serializers.IntegerField()
+    abandoned = serializers.IntegerField(
+        help_text="Sessions whose platform id the researcher released to start again."
+    )
     excluded = serializers.IntegerField(
         help_text="Finished sessions the exclusion rules would exclude."
     )

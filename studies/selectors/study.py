@@ -27,7 +27,7 @@ from studies.ordering import max_gap
 from studies.selectors.results import fastest_trial_ms
 
 Status = ParticipantSession.Status
-FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN)
+FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
 
 
 # ------------------------------------------------------------------ researcher lookups
@@ -443,7 +443,9 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
         failed=Count("id", filter=Q(correct=False)),
         failing=Count("session", filter=Q(correct=False), distinct=True),
     )
-    for key in ("started", "in_progress", "completed", "timed_out", "withdrawn", "declined"):
+    for key in (
+        "started", "in_progress", "completed", "timed_out", "withdrawn", "declined", "abandoned",
+    ):  # fmt: skip
         counts.setdefault(key, 0)
     counts.setdefault("excluded", 0)
     counts.setdefault("included", 0)

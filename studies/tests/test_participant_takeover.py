@@ -203,6 +203,8 @@ def test_the_api_releases_an_id_and_logs_it(study, researcher_api, other_researc
     assert Response.objects.filter(session=session).count() == 1
     reasons = {d.facts.id: d.reasons for d in study_exclusion(study).decisions}
     assert reasons[session.pk][0][0] == "abandoned"
+    counts = researcher_api.get(f"/api/v1/studies/{study.slug}/monitor/").json()["counts"]
+    assert (counts["abandoned"], counts["in_progress"], counts["excluded"]) == (1, 1, 1)
 
 
 def test_a_completed_session_cannot_be_released(study, researcher_api):

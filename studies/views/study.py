@@ -186,6 +186,7 @@ def study_detail(request, slug: str):
         "study_transitions": list(setup.allowed_transitions(study)),
         "participant_link": link + LINK_SUFFIX.get(study.platform, ""),
         "pair_count": study.study_pairs.count(),
+        "expected_minutes": sel.study_expected_minutes(study),
         "check_count": study.attention_checks.count(),
         "auto_refresh": request.GET.get("live") == "1",
     }
