@@ -13,10 +13,18 @@
     const firstField = form.querySelector("input[name=first_interaction_ms]");
     // Restored after a refused answer, so the actions made before it still count.
     let count = parseInt(countField && countField.value, 10) || 0;
-    if (countField) countField.value = String(count);
+    // Someone may answer before this script has loaded (a slow connection): those
+    // actions went unseen, so nothing is reported rather than a count that is wrong.
+    const unseen = Array.from(form.elements).some(
+      (el) =>
+        (el.type === "text" && el.value !== el.defaultValue) ||
+        (el.type === "radio" && el.checked !== el.defaultChecked) ||
+        (el.tagName === "SELECT" && Array.from(el.options).some((o) => o.selected !== o.defaultSelected))
+    );
     form.noteInteraction = () => {
+      if (unseen || !countField) return;
       count += 1;
-      if (countField) countField.value = String(count);
+      countField.value = String(count);
       if (firstField && firstField.value === "") {
         firstField.value = String(Math.round(performance.now() - shownAt));
       }
@@ -50,6 +58,7 @@
     window.addEventListener("pageshow", () => {
       sent = false;
     });
+    form.dataset.ready = "true"; // for tests that drive the page: the listeners are in place
   });
 
   // --- copy the completion code

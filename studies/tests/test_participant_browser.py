@@ -81,7 +81,14 @@ def keyboard_into_order(page, trial):
     assert "All placed" in page.locator("[data-ranking-status]").inner_text()
 
 
-def answer_trial(page, trial, *, fail_check=False, ranking_by="drag"):
+def ready(page):
+    """Answer as a person would: once the page's script is listening."""
+    page.wait_for_selector("form[data-trial-form][data-ready]", state="attached")
+
+
+def answer_trial(page, trial, *, fail_check=False, ranking_by="drag", js=True):
+    if js:
+        ready(page)
     if trial.is_attention:
         check = trial.attention_check
         if check.answer_type == AnswerType.MULTIPLE_CHOICE:
@@ -136,6 +143,7 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
             trial.attention_check.answer_type if trial.is_attention else trial.question.answer_type
         )
         if kind == AnswerType.FREE_TEXT and not trial.is_attention and not typed_text:
+            ready(page)
             page.locator("#answer-number").fill("about a lot")
             page.get_by_role("button", name="Next").click()
             assert (
@@ -228,7 +236,7 @@ def test_the_ranking_works_without_javascript(browser, live_server, researcher):
                     page.get_by_label(text, exact=True).select_option(str(rank))
                 page.get_by_role("button", name="Next").click()
             else:
-                answer_trial(page, trial)
+                answer_trial(page, trial, js=False)
         assert Response.objects.filter(session=session, correct=True).count() == 6
     finally:
         context.close()
