@@ -150,6 +150,11 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
                 page.get_by_role("alert").inner_text() == "Please enter a number, like 42 or 3.5."
             )
             shot(page, "05-number-error-desktop")
+            # Post/redirect/get: the error page is the trial's own address, so a reload
+            # shows the trial again and posts nothing.
+            assert page.url.endswith(f"/s/p/{session.token}/")
+            page.reload()
+            assert page.locator("#answer-error").count() == 0
             typed_text = True
             assert current(session).position == trial.position  # the trial stays open
         if kind == AnswerType.RANKING and rankings_done == 0:
@@ -240,3 +245,38 @@ def test_the_ranking_works_without_javascript(browser, live_server, researcher):
         assert Response.objects.filter(session=session, correct=True).count() == 6
     finally:
         context.close()
+
+
+def test_a_second_browser_with_the_same_id_cannot_take_the_session_over(
+    browser, live_server, researcher
+):
+    study = make_study(researcher, pairs=3)
+    url = f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=shared-id-1"
+    victim = browser.new_context(viewport={"width": 1280, "height": 800})
+    attacker = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        mine = victim.new_page()
+        mine.goto(url)
+        mine.get_by_role("button", name="Begin").click()
+        mine.get_by_role("button", name="I agree and want to take part").click()
+        mine.get_by_role("button", name="Start").click()
+        session = ParticipantSession.objects.get(external_id="shared-id-1")
+        answer_trial(mine, current(session))
+
+        theirs = attacker.new_page()
+        theirs.goto(url)
+        assert theirs.get_by_role("heading", name="Please continue where you started").is_visible()
+        assert theirs.locator("main a, main form").count() == 0  # nothing to act with
+        shot(theirs, "14-same-id-second-browser")
+        assert session.token not in theirs.content()
+
+        # The first browser carries on, from the study link too.
+        mine.goto(url)
+        mine.get_by_role("link", name="Continue").click()
+        while (trial := current(session)) is not None:
+            answer_trial(mine, trial, ranking_by="keys")
+        session.refresh_from_db()
+        assert session.status == "completed" and ParticipantSession.objects.count() == 1
+    finally:
+        victim.close()
+        attacker.close()
