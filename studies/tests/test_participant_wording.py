@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from studies.models import ParticipantSession, Study
-from studies.selectors.study import study_expected_minutes, time_statement
+from studies.selectors.timing import study_expected_minutes, time_statement
 from studies.tests.study_factories import make_study
 from studies.tests.test_participant_pages import answer_all, session_url
 

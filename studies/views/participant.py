@@ -25,13 +25,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from studies.models import AnswerType, ParticipantSession, Study
 from studies.selectors.study import (
     session_by_token,
-    study_expected_minutes,
     study_unavailable_reason,
-    time_left_statement,
-    time_statement,
     trial_current,
     trial_display,
 )
+from studies.selectors.timing import study_expected_minutes, time_left_statement, time_statement
 from studies.services import sessions as svc
 
 MAX_BODY_BYTES = 64 * 1024

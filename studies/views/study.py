@@ -16,6 +16,7 @@ from core.decorators import researcher_required
 from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
 from studies.selectors import study as sel
+from studies.selectors.timing import study_expected_minutes
 from studies.services import sessions as session_svc
 from studies.services import study as setup
 from studies.services import study_create as create_study
@@ -186,7 +187,7 @@ def study_detail(request, slug: str):
         "study_transitions": list(setup.allowed_transitions(study)),
         "participant_link": link + LINK_SUFFIX.get(study.platform, ""),
         "pair_count": study.study_pairs.count(),
-        "expected_minutes": sel.study_expected_minutes(study),
+        "expected_minutes": study_expected_minutes(study),
         "check_count": study.attention_checks.count(),
         "auto_refresh": request.GET.get("live") == "1",
     }
