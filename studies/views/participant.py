@@ -1,10 +1,12 @@
 """The participant's pages: welcome, consent, instructions, one trial per page, debrief.
 
 No account: after consent, the session token in the address is the participant's
-credential, and the server holds where they are, so a reload or a new device
-with the same link resumes. Forms carry no CSRF token on purpose: nothing here
-acts on ambient cookies (the token is in the path and unguessable), and
-participants on locked-down lab machines often block cookies.
+credential, and the server holds where they are, so a reload resumes. Opening the
+study link again resumes only in the browser that started (its cookie holds the
+token): a platform id alone is no proof, since anyone can type one. Forms carry no
+CSRF token on purpose: nothing here acts on ambient cookies (the token is in the
+path and unguessable; the cookie only finds the session again), and participants
+on locked-down lab machines often block cookies.
 """
 
 from __future__ import annotations
