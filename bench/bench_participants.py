@@ -338,6 +338,8 @@ async def participant(n: int, port: int, slug: str, think_ms: float, delay: floa
                 "position": trial["position"],
                 "answer": answer(trial),
                 "client_ms": int(think_ms),
+                "interactions": 3,
+                "first_interaction_ms": int(think_ms) // 2,
                 "idempotency_key": f"{n}-{trial['position']}",
             }
             t0 = time.perf_counter()

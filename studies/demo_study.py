@@ -14,16 +14,18 @@ from studies.models import AnswerType, AttentionCheck, ChartSet, Question, Study
 from studies.selectors.study import study_has_live_sessions
 
 DEMO_SLUG = "demo-chart-study"
+# Where Prolific takes a finished participant; {code} is filled in.
+PROLIFIC_COMPLETION = "https://app.prolific.com/submissions/complete?cc={code}"
 
 CONSENT = """You are invited to take part in a study about how people read charts.
 
-You will see charts, one at a time, and answer one short question about each. It takes about 15 minutes. There are no known risks. Your answers are stored under a random code; your platform id is kept only to pay you and is never published.
+You will see charts, one at a time, and answer one short question about each. There are no known risks. Your answers are stored under a random code; your Prolific ID is kept only to pay you and is never published.
 
 Taking part is voluntary. You can withdraw at any time with the link at the bottom of every page; your answers are then deleted."""
 
 INSTRUCTIONS = """Each page shows one chart and one question about it. Answer as accurately as you can: read the axes and labels carefully.
 
-Some questions ask for a number: type it in the box (for example 1.2 or 45). Some ask you to pick an option, and some to put items in order (drag them, use the arrow buttons, or pick a rank for each).
+Some questions ask for a number: type it in the box (for example 1.2 or 45). Some ask you to pick an option, and some to put items in order (place each item, first place first; then drag or use the arrows to change the order).
 
 You cannot go back to change an answer. A few pages check that you are reading carefully."""
 
@@ -73,8 +75,10 @@ def load_study_demo(owner: User, chart_set: ChartSet) -> Study:
             "consent_text": CONSENT,
             "instructions_text": INSTRUCTIONS,
             "debrief_text": DEBRIEF,
-            "platform": "pid",
+            "platform": "prolific",
             "completion_code": "CHARTROOM-DEMO",
+            "completion_url": PROLIFIC_COMPLETION,
+            "expected_minutes": 15,
             "time_limit_minutes": 60,
             "max_attention_failures": 0,
             "min_seconds_per_trial": 1.0,
@@ -85,6 +89,10 @@ def load_study_demo(owner: User, chart_set: ChartSet) -> Study:
     if not study_has_live_sessions(study):
         pairs = _complete_pairs(chart_set)
         study.chart_set = chart_set
+        # Demos loaded before it was set up for Prolific catch up while nobody has started.
+        study.platform = "prolific"
+        study.completion_url = study.completion_url or PROLIFIC_COMPLETION
+        study.expected_minutes = study.expected_minutes or 15
         study.min_gap = min(study.min_gap, max(len(pairs) - 1, 1))
         StudyPair.objects.filter(study=study).delete()
         StudyPair.objects.bulk_create(

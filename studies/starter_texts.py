@@ -10,17 +10,15 @@ from __future__ import annotations
 import re
 
 from studies.models import Study
+from studies.selectors.timing import study_expected_minutes, time_statement
 
 TEXT_FIELDS = ("consent_text", "instructions_text", "debrief_text")
 PLACEHOLDER = re.compile(r"\[[^\]\n]{2,80}\]")
 
 
 def _time_sentence(study: Study) -> str:
-    limit = study.time_limit_minutes
-    expected = study.expected_duration_minutes
-    if expected:
-        return f"It usually takes about {expected} minutes; you have up to {limit}."
-    return f"You have up to {limit} minutes."
+    # The same words as every participant page, so the consent text never contradicts them.
+    return time_statement(expected=study_expected_minutes(study), limit=study.time_limit_minutes)
 
 
 def _consent(study: Study) -> str:

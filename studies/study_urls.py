@@ -18,4 +18,9 @@ urlpatterns = [
     path("study/<slug:slug>/preview/", views.study_preview, name="preview"),
     path("study/<slug:slug>/clear-test-sessions/", views.study_clear_tests, name="clear-tests"),
     path("study/<slug:slug>/participants/<int:pk>/", views.study_session, name="session"),
+    path(
+        "study/<slug:slug>/participants/<int:pk>/release/",
+        views.study_session_release,
+        name="session-release",
+    ),
 ]

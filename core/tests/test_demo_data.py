@@ -37,3 +37,25 @@ def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(c
         and "/s/" in printed
         and "/annotation/join/" in printed
     )
+
+
+@pytest.mark.django_db
+def test_the_printed_participant_link_is_a_working_prolific_link(capsys, client):
+    call_command("load_demo")
+    capsys.readouterr()
+    call_command("demo_info", base_url="http://testserver")
+    printed = capsys.readouterr().out
+    link = next(w for w in printed.split() if "/s/" in w)
+    study = Study.objects.get(slug="demo-chart-study")
+    assert study.platform == "prolific" and study.expected_minutes == 15
+    assert "PROLIFIC_PID=" in link and "STUDY_ID=" in link and "SESSION_ID=" in link
+    path = link.removeprefix("http://testserver")
+    welcome = client.get(path)
+    assert welcome.status_code == 200
+    assert b"It usually takes about 15 minutes; you have up to 60." in welcome.content
+    params = dict(p.split("=") for p in path.split("?")[1].split("&"))
+    started = client.post(f"/s/{study.slug}/consent/", {"choice": "agree", **params})
+    assert started.status_code == 302 and "/s/p/" in started["Location"]
+    # Each run prints a fresh id, so the next newcomer is not told the id is taken.
+    call_command("demo_info", base_url="http://testserver")
+    assert next(w for w in capsys.readouterr().out.split() if "/s/" in w) != link

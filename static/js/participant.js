@@ -6,11 +6,42 @@
   const shownAt = performance.now();
   document.documentElement.classList.add("has-js");
 
-  // --- answer form: send how long the chart was on screen, and submit only once
+  // --- answer form: how the answer was given, how long the chart was on screen, one submit
   document.querySelectorAll("form[data-trial-form]").forEach((form) => {
     let sent = false;
+    const countField = form.querySelector("input[name=interactions]");
+    const firstField = form.querySelector("input[name=first_interaction_ms]");
+    // Restored after a refused answer, so the actions made before it still count.
+    let count = parseInt(countField && countField.value, 10) || 0;
+    // Someone may answer before this script has loaded (a slow connection): those
+    // actions went unseen, so nothing is reported rather than a count that is wrong.
+    const unseen = Array.from(form.elements).some(
+      (el) =>
+        (el.type === "text" && el.value !== el.defaultValue) ||
+        (el.type === "radio" && el.checked !== el.defaultChecked) ||
+        (el.tagName === "SELECT" && Array.from(el.options).some((o) => o.selected !== o.defaultSelected))
+    );
+    form.noteInteraction = () => {
+      if (unseen || !countField) return;
+      count += 1;
+      countField.value = String(count);
+      if (firstField && firstField.value === "") {
+        firstField.value = String(Math.round(performance.now() - shownAt));
+      }
+    };
+    form.addEventListener("change", (event) => {
+      if (event.target.matches("input[type=radio]")) form.noteInteraction();
+    });
+    form.addEventListener("input", (event) => {
+      if (event.target.matches("input[type=text]")) form.noteInteraction();
+    });
     form.addEventListener("submit", (event) => {
       if (sent) {
+        event.preventDefault();
+        return;
+      }
+      const ranking = form.querySelector("[data-ranking]");
+      if (ranking && ranking.rankingIncomplete && ranking.rankingIncomplete()) {
         event.preventDefault();
         return;
       }
@@ -27,6 +58,7 @@
     window.addEventListener("pageshow", () => {
       sent = false;
     });
+    form.dataset.ready = "true"; // for tests that drive the page: the listeners are in place
   });
 
   // --- copy the completion code
@@ -41,91 +73,204 @@
     });
   });
 
-  // --- ranking: drag, buttons and keyboard on top of the per-item rank selects
+  // --- ranking: items start unplaced; the participant places each, then may reorder
   document.querySelectorAll("[data-ranking]").forEach(enhanceRanking);
 
   function enhanceRanking(list) {
-    const status = list.parentElement.querySelector("[data-ranking-status]");
-    list.classList.add("is-enhanced");
-    const items = () => Array.from(list.querySelectorAll(".rank-item"));
+    const form = list.closest("form");
+    const fieldset = list.parentElement;
+    const status = fieldset.querySelector("[data-ranking-status]");
+    const missing = fieldset.querySelector("[data-ranking-missing]");
+    const all = Array.from(list.querySelectorAll(".rank-item"));
     const textOf = (item) => item.querySelector(".rank-text").textContent.trim();
+    const note = () => form && form.noteInteraction && form.noteInteraction();
 
-    items().forEach((item) => {
-      item.tabIndex = 0;
+    // Two lists: the participant's order (the original <ol>, emptied) and the items to place.
+    list.classList.add("is-enhanced", "rank-placed");
+    const placedHeading = heading("Your order", "rank-placed-heading");
+    list.setAttribute("aria-labelledby", "rank-placed-heading");
+    const empty = document.createElement("li");
+    empty.className = "rank-empty";
+    empty.textContent = "Nothing placed yet.";
+    const poolHeading = heading("Still to place", "rank-pool-heading");
+    const pool = document.createElement("ul");
+    pool.className = "ranking rank-pool is-enhanced";
+    pool.setAttribute("aria-labelledby", "rank-pool-heading");
+    list.before(placedHeading);
+    list.after(poolHeading, pool);
+
+    all.forEach((item) => {
       item.setAttribute("aria-roledescription", "sortable item");
-      const controls = document.createElement("span");
-      controls.className = "rank-controls";
-      controls.innerHTML =
-        '<button type="button" class="small secondary rank-up" aria-label="Move up">↑</button>' +
-        '<button type="button" class="small secondary rank-down" aria-label="Move down">↓</button>';
-      item.appendChild(controls);
-      const handle = document.createElement("span");
-      handle.className = "rank-handle";
-      handle.setAttribute("aria-hidden", "true");
-      handle.textContent = "⠿";
+      const handle = span("rank-handle", "⠿");
+      const place = span("rank-place", "");
+      item.insertBefore(place, item.firstChild);
       item.insertBefore(handle, item.firstChild);
-      const place = document.createElement("span");
-      place.className = "rank-place";
-      place.setAttribute("aria-hidden", "true");
-      item.insertBefore(place, handle.nextSibling);
+      const controls = span("rank-controls", "");
+      controls.append(
+        button("rank-add", "Place", `Place ${textOf(item)}`),
+        button("rank-up", "↑", "Move up"),
+        button("rank-down", "↓", "Move down"),
+        button("rank-remove", "✕", `Take ${textOf(item)} out of your order`)
+      );
+      item.appendChild(controls);
+      controls.querySelector(".rank-add").addEventListener("click", () => placeNext(item));
       controls.querySelector(".rank-up").addEventListener("click", () => move(item, -1, true));
       controls.querySelector(".rank-down").addEventListener("click", () => move(item, 1, true));
-      item.addEventListener("keydown", (event) => {
-        if (event.target !== item) return;
-        if ((event.altKey || event.ctrlKey) && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
-          event.preventDefault();
-          move(item, event.key === "ArrowUp" ? -1 : 1, false);
-        } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
-          event.preventDefault();
-          const all = items();
-          const next = all[all.indexOf(item) + (event.key === "ArrowUp" ? -1 : 1)];
-          if (next) next.focus();
-        }
+      controls.querySelector(".rank-remove").addEventListener("click", () => unplace(item));
+      item.addEventListener("click", (event) => {
+        if (item.parentElement === pool && !event.target.closest("button")) placeNext(item);
       });
+      item.addEventListener("keydown", (event) => onKey(event, item));
       item.addEventListener("pointerdown", (event) => startDrag(event, item));
     });
+
+    // A refused answer comes back with its ranks: those items start placed, in that order.
+    const rankOf = (item) => parseInt(item.querySelector(".rank-select").value, 10) || 0;
+    const placedFirst = all.filter((item) => rankOf(item) > 0).sort((a, b) => rankOf(a) - rankOf(b));
+    placedFirst.forEach((item) => list.appendChild(item));
+    all.filter((item) => rankOf(item) === 0).forEach((item) => pool.appendChild(item));
     sync(false);
 
+    list.rankingIncomplete = () => {
+      const left = poolItems().length;
+      if (!left) return false;
+      missing.textContent = `Please place every item first: ${left} still to place.`;
+      missing.hidden = false;
+      poolItems()[0].querySelector(".rank-add").focus();
+      return true;
+    };
+
+    function heading(text, id) {
+      const p = document.createElement("p");
+      p.className = "rank-heading";
+      p.id = id;
+      p.textContent = text;
+      return p;
+    }
+
+    function span(className, text) {
+      const element = document.createElement("span");
+      element.className = className;
+      element.textContent = text;
+      if (className !== "rank-controls") element.setAttribute("aria-hidden", "true");
+      return element;
+    }
+
+    function button(className, text, label) {
+      const element = document.createElement("button");
+      element.type = "button";
+      element.className = `small secondary ${className}`;
+      element.textContent = text;
+      element.setAttribute("aria-label", label);
+      return element;
+    }
+
+    function placedItems() {
+      return Array.from(list.querySelectorAll(".rank-item"));
+    }
+
+    function poolItems() {
+      return Array.from(pool.querySelectorAll(".rank-item"));
+    }
+
+    function placeNext(item) {
+      const next = poolItems()[poolItems().indexOf(item) + 1] || poolItems()[0];
+      list.appendChild(item);
+      note();
+      sync(true, item);
+      const focusTarget = next && next !== item ? next.querySelector(".rank-add") : item;
+      focusTarget.focus();
+    }
+
+    function unplace(item) {
+      pool.appendChild(item);
+      note();
+      sync(true, item);
+      item.querySelector(".rank-add").focus();
+    }
+
     function move(item, delta, fromButton) {
-      const all = items();
-      const index = all.indexOf(item);
+      const placed = placedItems();
+      const index = placed.indexOf(item);
       const target = index + delta;
-      if (target < 0 || target >= all.length) return;
-      if (delta < 0) list.insertBefore(item, all[target]);
-      else list.insertBefore(item, all[target].nextSibling);
+      if (index < 0 || target < 0 || target >= placed.length) return;
+      if (delta < 0) list.insertBefore(item, placed[target]);
+      else list.insertBefore(item, placed[target].nextSibling);
+      note();
       sync(true, item);
       if (fromButton) {
-        const button = item.querySelector(delta < 0 ? ".rank-up" : ".rank-down");
-        (button.disabled ? item : button).focus();
+        const control = item.querySelector(delta < 0 ? ".rank-up" : ".rank-down");
+        (control.disabled ? item : control).focus();
       } else {
         item.focus();
       }
     }
 
-    // The selects stay the form's truth, so the server reads one format with or without JS.
+    function onKey(event, item) {
+      if (event.target !== item) return;
+      const inPool = item.parentElement === pool;
+      if (inPool && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        placeNext(item);
+      } else if (!inPool && (event.altKey || event.ctrlKey) && /^Arrow(Up|Down)$/.test(event.key)) {
+        event.preventDefault();
+        move(item, event.key === "ArrowUp" ? -1 : 1, false);
+      } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+        event.preventDefault();
+        const siblings = inPool ? poolItems() : placedItems();
+        const next = siblings[siblings.indexOf(item) + (event.key === "ArrowUp" ? -1 : 1)];
+        if (next) next.focus();
+      }
+    }
+
+    // The selects stay the form's truth, so the server reads one format with or without JS:
+    // a placed item has its place, an item still to place has none.
     function sync(announce, moved) {
-      const all = items();
-      all.forEach((item, i) => {
+      const placed = placedItems();
+      const n = all.length;
+      placed.forEach((item, i) => {
+        item.tabIndex = 0;
         item.querySelector(".rank-select").value = String(i + 1);
         item.querySelector(".rank-place").textContent = String(i + 1);
         item.querySelector(".rank-up").disabled = i === 0;
-        item.querySelector(".rank-down").disabled = i === all.length - 1;
-        item.setAttribute("aria-label", `${textOf(item)}, rank ${i + 1} of ${all.length}`);
+        item.querySelector(".rank-down").disabled = i === placed.length - 1;
+        item.setAttribute("aria-label", `${textOf(item)}, number ${i + 1} of ${n}`);
       });
+      poolItems().forEach((item) => {
+        item.tabIndex = -1;
+        item.querySelector(".rank-select").value = "";
+        item.querySelector(".rank-place").textContent = "";
+        item.setAttribute("aria-label", `${textOf(item)}, not placed yet`);
+      });
+      if (placed.length) empty.remove();
+      else list.appendChild(empty);
+      const left = poolItems().length;
+      poolHeading.hidden = pool.hidden = left === 0;
+      // An error shown for a refused Next follows what is still to place.
+      if (missing && !missing.hidden) {
+        if (left) missing.textContent = `Please place every item first: ${left} still to place.`;
+        else missing.hidden = true;
+      }
       if (announce && moved && status) {
-        status.textContent = `${textOf(moved)} is now number ${all.indexOf(moved) + 1} of ${all.length}.`;
+        const where = placed.indexOf(moved);
+        status.textContent =
+          where < 0
+            ? `${textOf(moved)} is back among the items to place.`
+            : `${textOf(moved)} is number ${where + 1} of ${n}.` + (left ? ` ${left} still to place.` : " All placed.");
       }
     }
 
     function startDrag(event, item) {
+      if (item.parentElement !== list) return;
       if (event.button !== 0 || event.target.closest("button, select")) return;
       event.preventDefault();
       // Capture on the list, not the item: the item moves in the DOM while dragged,
       // and a moved capture target loses the pointer.
       list.setPointerCapture(event.pointerId);
       item.classList.add("is-dragging");
+      const startIndex = placedItems().indexOf(item);
       const onMove = (e) => {
-        const others = items().filter((other) => other !== item);
+        const others = placedItems().filter((other) => other !== item);
         let before = null;
         for (const other of others) {
           const box = other.getBoundingClientRect();
@@ -142,6 +287,7 @@
         list.removeEventListener("pointermove", onMove);
         list.removeEventListener("pointerup", onUp);
         list.removeEventListener("pointercancel", onUp);
+        if (placedItems().indexOf(item) !== startIndex) note();
         sync(true, item);
         item.focus();
       };

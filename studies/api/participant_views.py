@@ -9,22 +9,33 @@ the HTML pages apply (they call the same services).
 from __future__ import annotations
 
 from django.http import Http404
-from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
-from rest_framework import exceptions, serializers, status
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.errors import error_body
-from studies.models import AnswerType, Devices, ParticipantSession, Platform, Study, Trial
+from studies.api.participant_serializers import (
+    CompletionSerializer,
+    DeclinedSerializer,
+    ParticipantErrorSerializer,
+    PublicStudySerializer,
+    SessionStateSerializer,
+    StartSerializer,
+    SubmitResultSerializer,
+    SubmitSerializer,
+    TrialSerializer,
+)
+from studies.models import ParticipantSession, Platform, Study
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
     trial_current,
     trial_display,
 )
+from studies.selectors.timing import study_expected_minutes, time_statement
 from studies.services import sessions as svc
 from studies.services.sessions.devices import device_check
 
@@ -38,189 +49,6 @@ class BodyTooLarge(exceptions.APIException):
     status_code = 413
     default_detail = f"The request body is too large (the limit is {MAX_BODY_BYTES // 1024} KB)."
     default_code = "too_large"
-
-
-# ------------------------------------------------------------------ serializers
-
-
-class ParticipantErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    code = serializers.CharField(required=False, help_text="Stable machine-readable reason.")
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-
-
-class SessionStatusField(serializers.CharField):
-    # A plain string in the schema: an enum here would collide with the study's "status" enum.
-    def __init__(self, **kwargs):
-        kwargs.setdefault("help_text", "One of: " + ", ".join(Status.values) + ".")
-        super().__init__(**kwargs)
-
-
-class PublicStudySerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    title = serializers.CharField()
-    description = serializers.CharField()
-    consent_text = serializers.CharField()
-    keep_answers_on_withdrawal = serializers.BooleanField()
-    instructions_text = serializers.CharField()
-    instructions_video_url = serializers.CharField(allow_null=True)
-    time_limit_minutes = serializers.IntegerField()
-    platform = serializers.ChoiceField(choices=Platform.choices)
-    id_param = serializers.CharField(
-        allow_null=True, help_text="The link parameter carrying the participant's platform id."
-    )
-    allowed_devices = serializers.ChoiceField(
-        choices=Devices.choices,
-        help_text="`desktop_tablet`: starting from a phone answers 409 `device_not_allowed`.",
-    )
-    accepting = serializers.BooleanField()
-    unavailable_reason = serializers.CharField(allow_null=True)
-
-
-class StartSerializer(serializers.Serializer):
-    consent = serializers.BooleanField(
-        help_text="Must be true: the participant read the consent text and agreed. "
-        "To record a decline, use the decline endpoint."
-    )
-    params = serializers.DictField(
-        child=serializers.CharField(max_length=200, allow_blank=True),
-        required=False,
-        default=dict,
-        help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}.',
-    )
-
-
-class CompletionSerializer(serializers.Serializer):
-    code = serializers.CharField(allow_blank=True)
-    redirect_url = serializers.CharField(allow_blank=True)
-
-
-class SessionStateSerializer(serializers.Serializer):
-    token = serializers.CharField()
-    study = serializers.CharField(source="study.slug")
-    status = SessionStatusField()
-    stage = serializers.SerializerMethodField()
-    is_pilot = serializers.BooleanField()
-    is_preview = serializers.BooleanField()
-    position = serializers.IntegerField(source="current_position")
-    trial_count = serializers.IntegerField()
-    deadline = serializers.DateTimeField()
-    seconds_left = serializers.SerializerMethodField()
-    completion = serializers.SerializerMethodField()
-
-    @extend_schema_field(
-        serializers.ChoiceField(choices=["instructions", "trial", "completed", "ended"])
-    )
-    def get_stage(self, session) -> str:
-        if session.status == Status.COMPLETED:
-            return "completed"
-        if session.status != Status.IN_PROGRESS:
-            return "ended"
-        if session.current_position == 0 and session.instructions_done_at is None:
-            return "instructions"
-        return "trial"
-
-    def get_seconds_left(self, session) -> int | None:
-        if session.status != Status.IN_PROGRESS or session.deadline is None:
-            return None
-        return max(0, int((session.deadline - timezone.now()).total_seconds()))
-
-    @extend_schema_field(CompletionSerializer(allow_null=True))
-    def get_completion(self, session):
-        if session.status != Status.COMPLETED:
-            return None
-        completion = svc.completion_for(session)
-        return {"code": completion.code, "redirect_url": completion.redirect_url}
-
-
-class RankItemSerializer(serializers.Serializer):
-    index = serializers.IntegerField(help_text="0-based index of the item in `options`.")
-    text = serializers.CharField()
-
-
-class TrialSerializer(serializers.Serializer):
-    position = serializers.IntegerField(help_text="0-based; send it back with the answer.")
-    number = serializers.IntegerField(help_text="1-based, for showing 'chart 3 of 114'.")
-    trial_count = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=Trial.Kind.choices)
-    answer_type = serializers.ChoiceField(choices=AnswerType.choices)
-    prompt = serializers.CharField()
-    options = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Multiple choice: the options (answer with the 0-based index). Ranking: the items.",
-    )
-    items = RankItemSerializer(
-        many=True, help_text="Ranking: the items in the order to list them first."
-    )
-    image_url = serializers.CharField(allow_null=True)
-    width = serializers.IntegerField()
-    height = serializers.IntegerField()
-    alt = serializers.CharField()
-    shown_at = serializers.DateTimeField()
-
-
-class AnswerField(serializers.Field):
-    """A number as text, an option index, or a list of ranking items."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or data is None:
-            raise serializers.ValidationError("Give an answer.")
-        if isinstance(data, int | float | str):
-            return data
-        if isinstance(data, list) and all(isinstance(i, str) for i in data) and len(data) <= 50:
-            return data
-        raise serializers.ValidationError(
-            "Send text, a number, an option index, or a list of item texts."
-        )
-
-    def to_representation(self, value):
-        return value
-
-
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "string"},
-            {"type": "number"},
-            {"type": "integer"},
-            {"type": "array", "items": {"type": "string"}},
-        ]
-    }
-)
-class DocumentedAnswerField(AnswerField):
-    pass
-
-
-class SubmitSerializer(serializers.Serializer):
-    position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
-    answer = DocumentedAnswerField(
-        help_text=(
-            "Multiple choice: the 0-based option index (or the option's text). Free text: the "
-            'number as typed, e.g. "1.2 million". Ranking: the item texts in order.'
-        )
-    )
-    client_ms = serializers.IntegerField(
-        min_value=0,
-        max_value=24 * 3600 * 1000,
-        required=False,
-        allow_null=True,
-        help_text="Milliseconds from showing the chart to the answer, by the client's clock.",
-    )
-    idempotency_key = serializers.RegexField(
-        r"^[A-Za-z0-9_.:-]{1,64}$",
-        required=False,
-        allow_blank=True,
-        help_text="Any unique string per trial; a retry with the same key returns the stored answer.",
-    )
-
-
-class SubmitResultSerializer(serializers.Serializer):
-    stored = serializers.BooleanField()
-    duplicate = serializers.BooleanField(
-        help_text="True when this repeated an answer already stored."
-    )
-    position = serializers.IntegerField()
-    session = SessionStateSerializer()
 
 
 # ------------------------------------------------------------------ views
@@ -246,7 +74,7 @@ def trial_payload(request, session, trial) -> dict:
 
 
 def _session_error(exc: svc.SessionError) -> Response:
-    body = error_body(exc.message)
+    body = error_body(exc.message, exc.extra.get("errors"))
     body["code"] = exc.code
     body.update({k: v for k, v in exc.extra.items() if k in ("current", "status", "reason")})
     return Response(body, status=exc.status)
@@ -314,6 +142,7 @@ class StudyPublicView(ParticipantAPIView):
         study = _study(slug)
         reason = study_unavailable_reason(study)
         video = study.instructions_video
+        expected = study_expected_minutes(study)
         data = {
             "slug": study.slug,
             "title": study.title,
@@ -323,6 +152,8 @@ class StudyPublicView(ParticipantAPIView):
             "instructions_text": study.instructions_text,
             "instructions_video_url": request.build_absolute_uri(video.url) if video else None,
             "time_limit_minutes": study.time_limit_minutes,
+            "expected_minutes": expected,
+            "time_statement": time_statement(expected=expected, limit=study.time_limit_minutes),
             "platform": study.platform,
             "id_param": Platform(study.platform).id_param,
             "allowed_devices": study.allowed_devices,
@@ -335,13 +166,15 @@ class StudyPublicView(ParticipantAPIView):
 class SessionStartView(ParticipantAPIView):
     @extend_schema(
         tags=TAG,
-        summary="Start a session after consent, or resume the one this platform id has",
+        summary="Start a session after consent, or resume it with its token",
         description=(
-            "201 with a new session, 200 when the platform id already has one (resumed). 400 with "
-            "code `link_problem` when the platform id is missing or malformed; 409 with code "
-            "`study_unavailable` when the study is not open, paused, closed or full; 409 with code "
-            "`device_not_allowed` when the study is for computers and tablets and the client is a "
-            "phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`)."
+            "201 with a new session. When the platform id already has a session, 200 (resumed) "
+            "only if `token` is that session's token; otherwise 409 with code "
+            "`already_started` and no token, since a platform id is no proof of who is asking. "
+            "400 with code `link_problem` when the platform id is missing or malformed; 409 "
+            "with code `study_unavailable` when the study is not open, paused, closed or full."
+            " 409 with code `device_not_allowed` when the study is for computers and tablets and the "
+            "client is a phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`)."
         ),
         request=StartSerializer,
         responses={
@@ -349,7 +182,11 @@ class SessionStartView(ParticipantAPIView):
             200: SessionStateSerializer,
             400: ERRORS[400],
             404: ERRORS[404],
-            409: ERRORS[409],
+            409: OpenApiResponse(
+                ParticipantErrorSerializer,
+                description="`already_started`: this platform id has a session and no token "
+                "proved it; `study_unavailable`: the study takes no one now.",
+            ),
             413: ERRORS[413],
         },
     )
@@ -364,17 +201,15 @@ class SessionStartView(ParticipantAPIView):
         identity = svc.identity_from_params(study.platform, serializer.validated_data["params"])
         device_check(study=study, meta=request.META)
         result = svc.session_start(
-            study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
+            study=study,
+            identity=identity,
+            proof=serializer.validated_data["token"],
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
         return Response(
             SessionStateSerializer(result.session).data,
             status=status.HTTP_200_OK if result.resumed else status.HTTP_201_CREATED,
         )
-
-
-class DeclinedSerializer(serializers.Serializer):
-    status = SessionStatusField()
-    detail = serializers.CharField()
 
 
 class SessionDeclineView(ParticipantAPIView):
@@ -444,7 +279,9 @@ class ResponseSubmitView(ParticipantAPIView):
             "Stores the answer once. Repeating a stored answer (same `idempotency_key`, or the "
             "same answer without a key) returns 200 with `duplicate: true`. An unreadable number "
             "is a 400 with code `answer_invalid` and a message for the participant; the trial "
-            "stays open. Answering any trial other than the current one is a 409."
+            "stays open. So is a ranking sent without `interactions` (or with 0): the client "
+            "must show the items unranked and report how the participant placed them. "
+            "Answering any trial other than the current one is a 409."
         ),
         request=SubmitSerializer,
         responses={
@@ -465,6 +302,9 @@ class ResponseSubmitView(ParticipantAPIView):
             position=data["position"],
             answer=data["answer"],
             client_ms=data.get("client_ms"),
+            interactions=data.get("interactions"),
+            first_interaction_ms=data.get("first_interaction_ms"),
+            interaction_required=True,
             idempotency_key=data.get("idempotency_key") or "",
             with_next=True,
         )

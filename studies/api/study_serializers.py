@@ -26,10 +26,10 @@ class StudySerializer(serializers.ModelSerializer):
             "id", "title", "slug", "description", "status", "owner", "created_at", "updated_at",
             "chart_set", "pair_count", "attention_check_count", "consent_text",
             "keep_answers_on_withdrawal", "instructions_text", "instructions_video_url",
-            "debrief_text", "target_participants", "time_limit_minutes",
-            "expected_duration_minutes", "allowed_devices", "platform",
+            "debrief_text", "target_participants", "time_limit_minutes", "expected_minutes",
+            "allowed_devices", "platform",
             "completion_code", "completion_url", "max_attention_failures",
-            "min_seconds_per_trial", "exclude_incomplete", "seed", "min_gap", "participant_link",
+            "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete", "seed", "min_gap", "participant_link",
             "allowed_status_changes",
         ]  # fmt: skip
         read_only_fields = ["id", "slug", "status", "owner", "created_at", "updated_at"]
@@ -156,6 +156,9 @@ class CountsSerializer(serializers.Serializer):
     timed_out = serializers.IntegerField()
     withdrawn = serializers.IntegerField()
     declined = serializers.IntegerField()
+    abandoned = serializers.IntegerField(
+        help_text="Sessions whose platform id the researcher released to start again."
+    )
     excluded = serializers.IntegerField(
         help_text="Finished sessions the exclusion rules would exclude."
     )
@@ -205,6 +208,12 @@ class SessionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class SessionReleaseSerializer(serializers.Serializer):
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=2000, help_text="Written to the audit log."
+    )
+
+
 class ResponseSerializer(serializers.Serializer):
     raw_answer = serializers.CharField()
     value = serializers.JSONField()
@@ -213,6 +222,8 @@ class ResponseSerializer(serializers.Serializer):
     answered_at = serializers.DateTimeField()
     server_ms = serializers.IntegerField(allow_null=True)
     client_ms = serializers.IntegerField(allow_null=True)
+    interactions = serializers.IntegerField(allow_null=True)
+    first_interaction_ms = serializers.IntegerField(allow_null=True)
 
 
 class TrialRowSerializer(serializers.Serializer):

@@ -37,6 +37,11 @@ urlpatterns = [
         views.StudySessionDetailView.as_view(),
         name="study-session-detail",
     ),
+    path(
+        "studies/<slug:slug>/sessions/<int:pk>/release/",
+        views.StudySessionReleaseView.as_view(),
+        name="study-session-release",
+    ),
     path("studies/<slug:slug>/preview/", views.StudyPreviewView.as_view(), name="study-preview"),
     path(
         "studies/<slug:slug>/clear-test-sessions/",

@@ -22,6 +22,7 @@ from studies.api.study_serializers import (
     PairsSetSerializer,
     ReadinessSerializer,
     SessionDetailSerializer,
+    SessionReleaseSerializer,
     SessionSerializer,
     StudyPairSerializer,
     StudyPreviewSerializer,
@@ -42,6 +43,7 @@ from studies.services import study_create
 from studies.services.sessions import (
     Identity,
     SessionError,
+    session_release,
     session_start,
     sessions_expire_overdue,
 )
@@ -338,6 +340,29 @@ class StudySessionDetailView(StudyScoped, APIView):
         session = get_object_or_404(ParticipantSession, study=self.get_study(), pk=pk)
         trials = list(session_trials(session))
         return Response(SessionDetailSerializer(session, context={"trials": trials}).data)
+
+
+class StudySessionReleaseView(StudyScoped, APIView):
+    @extend_schema(
+        summary="Let this platform id start again (the session is kept as abandoned)",
+        description=(
+            "For a participant who cannot go back to the browser they started in: their platform "
+            "id alone never resumes a session. The session becomes `abandoned` (its answers are "
+            "kept) and the next start with the id begins a new session. Completed sessions "
+            "cannot be released. Logged in the audit log."
+        ),
+        request=SessionReleaseSerializer,
+        responses={200: SessionSerializer, 400: OpenApiResponse(description="Not releasable.")},
+    )
+    def post(self, request, slug, pk):
+        study = self.get_study()
+        get_object_or_404(ParticipantSession, study=study, pk=pk)
+        form = SessionReleaseSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        session = session_release(
+            study=study, session_id=pk, user=request.user, reason=form.validated_data.get("reason")
+        )
+        return Response(SessionSerializer(session).data)
 
 
 class StudyPreviewView(StudyScoped, APIView):

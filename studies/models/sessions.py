@@ -77,6 +77,9 @@ class ParticipantSession(models.Model):
         TIMED_OUT = "timed_out", "Timed out"
         WITHDRAWN = "withdrawn", "Withdrawn"
         DECLINED = "declined", "Declined consent"
+        # The researcher released the platform id so its owner could start again;
+        # the session and whatever it recorded are kept as they were.
+        ABANDONED = "abandoned", "Abandoned (id released)"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="sessions")
     token = models.CharField(max_length=64, unique=True, default=new_session_token)
@@ -115,10 +118,13 @@ class ParticipantSession(models.Model):
         # model's ordering (and a join) into every participant query.
         ordering = ["study_id", "created_at", "id"]
         constraints = [
-            # The same platform id entering again must find its session, never start a second.
+            # The same platform id entering again must find its session, never start a
+            # second, until the researcher releases the id (the old session is abandoned).
             models.UniqueConstraint(
                 fields=["study", "external_id", "is_pilot"],
-                condition=models.Q(is_preview=False) & ~models.Q(external_id=""),
+                condition=models.Q(is_preview=False)
+                & ~models.Q(external_id="")
+                & ~models.Q(status="abandoned"),
                 name="one_session_per_platform_id",
             ),
             models.UniqueConstraint(
@@ -231,8 +237,14 @@ class Response(models.Model):
     correct = models.BooleanField(null=True)
     shown_at = models.DateTimeField(null=True, blank=True)
     answered_at = models.DateTimeField(default=timezone.now)
+    # Time on the trial: by the server (shown to answered) and by the client's clock.
     server_ms = models.PositiveIntegerField(null=True, blank=True)
     client_ms = models.PositiveIntegerField(null=True, blank=True)
+    # How the answer was given, as the client reports it (empty when it cannot, e.g.
+    # a browser without JavaScript): answer-changing actions (a choice, a typed edit,
+    # a ranking item placed or moved) and the time from the chart to the first one.
+    interactions = models.PositiveIntegerField(null=True, blank=True)
+    first_interaction_ms = models.PositiveIntegerField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=64, blank=True)
 
     class Meta:

@@ -121,13 +121,17 @@ class Study(models.Model):
         help_text="Included participants wanted; the link shows a polite 'full' page after that.",
     )
     time_limit_minutes = models.PositiveIntegerField(
-        default=60, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+        default=60,
+        validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
+        help_text="The hard limit: a session ends this many minutes after consent.",
     )
-    expected_duration_minutes = models.PositiveIntegerField(
+    # What participants are told the study usually takes, kept apart from the hard
+    # limit so that neither is passed off as the other.
+    expected_minutes = models.PositiveIntegerField(
         null=True,
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(24 * 60)],
-        help_text="How long the study usually takes; kept apart from the hard time limit.",
+        help_text="What it usually takes. Empty: estimated from completed pilot sessions.",
     )
     allowed_devices = models.CharField(
         max_length=20,
@@ -152,6 +156,12 @@ class Study(models.Model):
         default=0,
         validators=[MinValueValidator(0)],
         help_text="Exclude participants whose median time per chart is below this (0: off).",
+    )
+    min_trial_ms = models.PositiveIntegerField(
+        default=0,
+        validators=[MaxValueValidator(10 * 60 * 1000)],
+        help_text="Exclude participants who answered any trial faster than this, in "
+        "milliseconds from the chart being shown (0: off).",
     )
     exclude_incomplete = models.BooleanField(
         default=True, help_text="Exclude sessions that did not answer every trial."

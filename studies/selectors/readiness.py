@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from studies import answers
 from studies.models import AnswerType, Chart, Platform, Question, Study
 from studies.ordering import max_gap
+from studies.selectors.timing import study_expected_minutes
 from studies.starter_texts import texts_with_placeholders
 
 # Where an item is fixed: a settings field name, or one of these.
@@ -149,7 +150,7 @@ def study_warnings(study: Study) -> list[ReadinessItem]:
                 name,
             )
         )
-    expected = study.expected_duration_minutes
+    expected = study_expected_minutes(study)
     if expected and study.time_limit_minutes < expected:
         items.append(
             ReadinessItem(

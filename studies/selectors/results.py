@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, Min, Q
 
 from studies.models import (
     Chart,
@@ -44,6 +44,7 @@ class SessionFacts:
     created_at: object
     completed_at: object
     median_chart_seconds: float | None = None
+    fastest_trial_ms: int | None = None
     override: str | None = None
     override_reason: str = ""
 
@@ -71,6 +72,10 @@ def session_facts(study: Study) -> list[SessionFacts]:
         medians = median_chart_seconds(study)
         for fact in facts:
             fact.median_chart_seconds = medians.get(fact.id)
+    if study.min_trial_ms > 0:
+        fastest = fastest_trial_ms(study)
+        for fact in facts:
+            fact.fastest_trial_ms = fastest.get(fact.id)
     overrides = ExclusionOverride.objects.filter(session__study=study).values_list(
         "session_id", "decision", "reason"
     )
@@ -104,6 +109,18 @@ def median_chart_seconds(study: Study) -> dict[int, float]:
     for session_id, ms in query.iterator(chunk_size=CHUNK):
         times[session_id].append(ms / 1000)
     return {sid: statistics.median(values) for sid, values in times.items()}
+
+
+def fastest_trial_ms(study: Study) -> dict[int, int]:
+    """session id -> the shortest server-side time on any trial it answered (one grouped query)."""
+    rows = (
+        Response.objects.filter(session__study=study, server_ms__isnull=False)
+        .values("session_id")
+        .annotate(fastest=Min("server_ms"))
+        .values_list("session_id", "fastest")
+        .order_by()
+    )
+    return dict(rows)
 
 
 def chart_catalogue(study: Study) -> pd.DataFrame:
@@ -229,7 +246,8 @@ def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
     """Every chart and attention-check response of the study, in session and position order.
 
     (session_id, position, kind, chart code, attention check id, raw answer, value,
-    correct, shown_at, answered_at, server_ms, client_ms), streamed from one query.
+    correct, shown_at, answered_at, server_ms, client_ms, interactions,
+    first_interaction_ms), streamed from one query.
     """
     query = (
         Response.objects.filter(session__study=study)
@@ -247,6 +265,8 @@ def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
             "answered_at",
             "server_ms",
             "client_ms",
+            "interactions",
+            "first_interaction_ms",
         )
     )
     yield from query.iterator(chunk_size=chunk_size)

@@ -11,7 +11,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from core.models import User
-from studies import answers
+from studies import answers, exclusion_rules
 from studies.models import (
     AnswerType,
     AttentionCheck,
@@ -22,9 +22,10 @@ from studies.models import (
     Trial,
 )
 from studies.selectors.readiness import study_blockers
+from studies.selectors.results import fastest_trial_ms
 
 Status = ParticipantSession.Status
-FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN)
+FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
 
 
 # ------------------------------------------------------------------ researcher lookups
@@ -143,7 +144,8 @@ SESSION_STUDY_FIELDS = tuple(
     f"study__{name}"
     for name in (
         "id", "title", "slug", "status", "platform", "completion_code", "completion_url",
-        "time_limit_minutes", "keep_answers_on_withdrawal", "instructions_video",
+        "time_limit_minutes", "expected_minutes", "keep_answers_on_withdrawal",
+        "instructions_video",
     )
 )  # fmt: skip
 TRIAL_FIELDS = (
@@ -202,35 +204,19 @@ def exclusion_reasons(
     median_chart_seconds: float | None = None,
     answered: int = 0,
     trial_count: int = 0,
+    fastest_trial_ms: int | None = None,
 ) -> list[str]:
-    """The study's exclusion rules applied to one session; empty means included."""
-    reasons = []
-    if is_test:
-        reasons.append("pilot or preview session")
-    if status == Status.DECLINED:
-        return ["declined consent"]
-    if status == Status.WITHDRAWN:
-        reasons.append("withdrew")
-    elif status == Status.TIMED_OUT:
-        reasons.append("timed out")
-    elif status == Status.IN_PROGRESS:
-        reasons.append("still in progress")
-    if study.exclude_incomplete and answered < trial_count and status != Status.IN_PROGRESS:
-        reasons.append(f"answered {answered} of {trial_count} trials")
-    if attention_failures > study.max_attention_failures:
-        reasons.append(
-            f"failed {attention_failures} attention check{'s' if attention_failures != 1 else ''}"
-            f" (allowed {study.max_attention_failures})"
-        )
-    if (
-        study.min_seconds_per_trial > 0
-        and median_chart_seconds is not None
-        and median_chart_seconds < study.min_seconds_per_trial
-    ):
-        reasons.append(
-            f"median {median_chart_seconds:.1f} s per chart (minimum {study.min_seconds_per_trial:g} s)"
-        )
-    return reasons
+    """The study's exclusion rules applied to one session (as the analysis applies them)."""
+    facts = exclusion_rules.RuleFacts(
+        status=status,
+        is_test=is_test,
+        attention_failures=attention_failures,
+        answered=answered,
+        trial_count=trial_count,
+        median_chart_seconds=median_chart_seconds,
+        fastest_trial_ms=fastest_trial_ms,
+    )
+    return [text for _code, text in exclusion_rules.rule_reasons(study, facts)]
 
 
 # ------------------------------------------------------------------ monitoring
@@ -255,6 +241,7 @@ class SessionRow:
     duration_s: float | None
     median_chart_s: float | None
     reasons: list[str]
+    fastest_trial_ms: int | None = None
 
     @property
     def excluded(self) -> bool:
@@ -316,6 +303,7 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
     now = now or timezone.now()
     sessions = list(ParticipantSession.objects.filter(study=study).order_by("-created_at", "-id"))
     medians = _medians(study)
+    fastest = fastest_trial_ms(study)
     counts = Counter()
     test_counts = Counter()
     rows: list[SessionRow] = []
@@ -333,8 +321,9 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
             median_chart_seconds=medians.get(s.id),
             answered=s.current_position,
             trial_count=s.trial_count,
+            fastest_trial_ms=fastest.get(s.id),
         )
-        rows.append(SessionRow(s, duration, medians.get(s.id), reasons))
+        rows.append(SessionRow(s, duration, medians.get(s.id), reasons, fastest.get(s.id)))
         if s.is_test:
             test_counts["pilot" if s.is_pilot else "preview"] += 1
             continue
@@ -367,7 +356,9 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
         failed=Count("id", filter=Q(correct=False)),
         failing=Count("session", filter=Q(correct=False), distinct=True),
     )
-    for key in ("started", "in_progress", "completed", "timed_out", "withdrawn", "declined"):
+    for key in (
+        "started", "in_progress", "completed", "timed_out", "withdrawn", "declined", "abandoned",
+    ):  # fmt: skip
         counts.setdefault(key, 0)
     counts.setdefault("excluded", 0)
     counts.setdefault("included", 0)

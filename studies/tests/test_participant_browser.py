@@ -34,13 +34,27 @@ def current(session):
 
 
 def rank_items(page):
-    return [t.strip() for t in page.locator(".rank-item .rank-text").all_inner_texts()]
+    """The items the participant has placed, in their order."""
+    return [t.strip() for t in page.locator(".rank-placed .rank-item .rank-text").all_inner_texts()]
 
 
-def drag_into_order(page):
+def refused_until_placed(page, trial):
+    """Next does nothing while an item is still to place; nothing is stored."""
+    page.get_by_role("button", name="Next").click()
+    missing = page.locator("[data-ranking-missing]")
+    assert missing.is_visible() and "still to place" in missing.inner_text()
+    assert not Response.objects.filter(trial=trial).exists()
+
+
+def drag_into_order(page, trial):
+    assert rank_items(page) == []  # nothing is ranked for the participant
+    refused_until_placed(page, trial)
+    for text in reversed(KEY):  # placed in the wrong order, then dragged into the right one
+        page.locator(".rank-pool .rank-item").filter(has_text=text).click()
+    assert rank_items(page) == list(reversed(KEY))
     page.get_by_role("button", name="Next").scroll_into_view_if_needed()
     for target, text in enumerate(KEY):
-        items = page.locator(".rank-item")
+        items = page.locator(".rank-placed .rank-item")
         source = items.filter(has_text=text)
         destination = items.nth(target)
         if rank_items(page).index(text) == target:
@@ -53,17 +67,28 @@ def drag_into_order(page):
     assert rank_items(page) == KEY
 
 
-def keyboard_into_order(page):
+def keyboard_into_order(page, trial):
+    # Enter on each item's Place button, in the order the pool lists them; focus moves on.
+    page.locator(".rank-pool .rank-add").first.focus()
+    while page.locator(".rank-pool .rank-item").count():
+        page.keyboard.press("Enter")
     for target, text in enumerate(KEY):
-        item = page.locator(".rank-item").filter(has_text=text)
+        item = page.locator(".rank-placed .rank-item").filter(has_text=text)
         item.focus()
         for _ in range(rank_items(page).index(text) - target):
             page.keyboard.press("Alt+ArrowUp")
     assert rank_items(page) == KEY
-    assert "is now number" in page.locator("[data-ranking-status]").inner_text()
+    assert "All placed" in page.locator("[data-ranking-status]").inner_text()
 
 
-def answer_trial(page, trial, *, fail_check=False, ranking_by="drag"):
+def ready(page):
+    """Answer as a person would: once the page's script is listening."""
+    page.wait_for_selector("form[data-trial-form][data-ready]", state="attached")
+
+
+def answer_trial(page, trial, *, fail_check=False, ranking_by="drag", js=True):
+    if js:
+        ready(page)
     if trial.is_attention:
         check = trial.attention_check
         if check.answer_type == AnswerType.MULTIPLE_CHOICE:
@@ -78,9 +103,9 @@ def answer_trial(page, trial, *, fail_check=False, ranking_by="drag"):
         elif kind == AnswerType.FREE_TEXT:
             page.locator("#answer-number").fill("1.2 million")
         elif ranking_by == "drag":
-            drag_into_order(page)
+            drag_into_order(page, trial)
         else:
-            keyboard_into_order(page)
+            keyboard_into_order(page, trial)
     page.get_by_role("button", name="Next").click()
 
 
@@ -118,12 +143,18 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
             trial.attention_check.answer_type if trial.is_attention else trial.question.answer_type
         )
         if kind == AnswerType.FREE_TEXT and not trial.is_attention and not typed_text:
+            ready(page)
             page.locator("#answer-number").fill("about a lot")
             page.get_by_role("button", name="Next").click()
             assert (
                 page.get_by_role("alert").inner_text() == "Please enter a number, like 42 or 3.5."
             )
             shot(page, "05-number-error-desktop")
+            # Post/redirect/get: the error page is the trial's own address, so a reload
+            # shows the trial again and posts nothing.
+            assert page.url.endswith(f"/s/p/{session.token}/")
+            page.reload()
+            assert page.locator("#answer-error").count() == 0
             typed_text = True
             assert current(session).position == trial.position  # the trial stays open
         if kind == AnswerType.RANKING and rankings_done == 0:
@@ -137,7 +168,7 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
         failed_check = failed_check or fail
 
     assert reloaded and typed_text and failed_check and rankings_done == 2
-    assert page.get_by_role("heading", name="Thank you!").is_visible()
+    assert page.get_by_role("heading", name="All done").is_visible()  # the debrief thanks
     assert page.locator("#completion-code").inner_text() == "C0DE42"
     shot(page, "06-completion-desktop")
 
@@ -147,6 +178,10 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
     assert responses.count() == 8
     assert responses.filter(correct=False).count() == 1  # only the failed check
     assert all(r.client_ms is not None and r.server_ms is not None for r in responses)
+    # Every answer was given by hand: at least one action, the first one timed.
+    assert all(r.interactions >= 1 and r.first_interaction_ms is not None for r in responses)
+    rankings = [r for r in responses if isinstance(r.value, list)]
+    assert len(rankings) == 2 and all(r.interactions >= 3 for r in rankings)
 
     # A finished participant opening the link again sees the code again.
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={PID}")
@@ -206,7 +241,42 @@ def test_the_ranking_works_without_javascript(browser, live_server, researcher):
                     page.get_by_label(text, exact=True).select_option(str(rank))
                 page.get_by_role("button", name="Next").click()
             else:
-                answer_trial(page, trial)
+                answer_trial(page, trial, js=False)
         assert Response.objects.filter(session=session, correct=True).count() == 6
     finally:
         context.close()
+
+
+def test_a_second_browser_with_the_same_id_cannot_take_the_session_over(
+    browser, live_server, researcher
+):
+    study = make_study(researcher, pairs=3)
+    url = f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=shared-id-1"
+    victim = browser.new_context(viewport={"width": 1280, "height": 800})
+    attacker = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        mine = victim.new_page()
+        mine.goto(url)
+        mine.get_by_role("button", name="Begin").click()
+        mine.get_by_role("button", name="I agree and want to take part").click()
+        mine.get_by_role("button", name="Start").click()
+        session = ParticipantSession.objects.get(external_id="shared-id-1")
+        answer_trial(mine, current(session))
+
+        theirs = attacker.new_page()
+        theirs.goto(url)
+        assert theirs.get_by_role("heading", name="Please continue where you started").is_visible()
+        assert theirs.locator("main a, main form").count() == 0  # nothing to act with
+        shot(theirs, "14-same-id-second-browser")
+        assert session.token not in theirs.content()
+
+        # The first browser carries on, from the study link too.
+        mine.goto(url)
+        mine.get_by_role("link", name="Continue").click()
+        while (trial := current(session)) is not None:
+            answer_trial(mine, trial, ranking_by="keys")
+        session.refresh_from_db()
+        assert session.status == "completed" and ParticipantSession.objects.count() == 1
+    finally:
+        victim.close()
+        attacker.close()

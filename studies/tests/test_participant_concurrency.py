@@ -8,7 +8,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from studies.models import ParticipantSession, Response
-from studies.services.sessions import Identity, session_start
+from studies.services.sessions import AlreadyStarted, Identity, session_start
 from studies.tests.study_factories import answer_for, make_study
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -44,7 +44,12 @@ def test_parallel_double_submits_store_one_answer(researcher):
     study = make_study(researcher, pairs=4)
     session = session_start(study=study, identity=identity("P1")).session
     trial = session.trials.select_related("question", "attention_check").get(position=0)
-    body = {"position": 0, "answer": answer_for(trial), "idempotency_key": "same-click"}
+    body = {
+        "position": 0,
+        "answer": answer_for(trial),
+        "interactions": 1,
+        "idempotency_key": "same-click",
+    }
     url = f"/api/v1/participate/sessions/{session.token}/responses/"
 
     codes = in_parallel(8, lambda i: APIClient().post(url, body, format="json").status_code)
@@ -65,6 +70,7 @@ def test_parallel_different_answers_to_one_trial_store_exactly_one(researcher):
         body = {
             "position": 0,
             "answer": answer_for(trial, correct=i % 2 == 0),
+            "interactions": 1,
             "idempotency_key": f"k{i}",
         }
         return APIClient().post(url, body, format="json").status_code
@@ -87,6 +93,7 @@ def test_rapid_fire_submits_for_a_whole_session_lose_nothing(researcher):
             body = {
                 "position": trial.position,
                 "answer": answer_for(trial),
+                "interactions": 1,
                 "idempotency_key": f"t{trial.position}",
             }
             codes.append(client.post(url, body, format="json").status_code)
@@ -108,7 +115,10 @@ def test_parallel_starts_with_one_platform_id_make_one_session(researcher):
     results = in_parallel(
         8, lambda i: session_start(study=study, identity=identity("SAME")).session.pk
     )
-    assert len(set(results)) == 1, results
+    # One start wins; the others hold no proof of it, so they get no session at all.
+    started = [r for r in results if isinstance(r, int)]
+    assert len(started) == 1, results
+    assert all(isinstance(r, AlreadyStarted) for r in results if not isinstance(r, int))
     assert ParticipantSession.objects.filter(study=study).count() == 1
 
 

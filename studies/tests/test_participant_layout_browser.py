@@ -14,7 +14,7 @@ import pytest
 
 from studies.demo_library import load_library_demo
 from studies.demo_study import load_study_demo
-from studies.models import AnswerType, Devices, ParticipantSession
+from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.study import trial_current
 from studies.services import sessions as svc
 from studies.tests.study_factories import make_study
@@ -155,7 +155,8 @@ def take_and_measure(page, session, sizes, *, side_by_side: bool):
 
 
 def start_session(page, live_server, study, pid):
-    page.goto(f"{live_server.url}/s/{study.slug}/?pid={pid}")
+    param = Platform(study.platform).id_param
+    page.goto(f"{live_server.url}/s/{study.slug}/?{param}={pid}&STUDY_ID=s1&SESSION_ID=x1")
     page.get_by_role("button", name="Begin").click()
     page.get_by_role("button", name="I agree and want to take part").click()
     page.get_by_role("button", name="Start").click()

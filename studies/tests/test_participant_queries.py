@@ -82,6 +82,7 @@ def test_json_trials_and_submits_run_constant_queries(session, django_assert_num
             "position": trial.position,
             "answer": answer_for(trial),
             "idempotency_key": f"k{trial.position}",
+            "interactions": 2,
         }
         with django_assert_num_queries(API_LAST_SUBMIT if last else API_SUBMIT):
             response = api.post(f"{base}/responses/", body, format="json")

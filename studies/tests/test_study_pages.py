@@ -80,13 +80,14 @@ def test_settings_are_saved_from_the_form(signed_in, researcher):
         "debrief_text": "Thanks",
         "target_participants": "70",
         "time_limit_minutes": "45",
-        "expected_duration_minutes": "20",
+        "expected_minutes": "20",
         "allowed_devices": "all",
         "platform": "sona",
         "completion_code": "",
         "completion_url": "https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=1&survey_code={pid}",
         "max_attention_failures": "1",
         "min_seconds_per_trial": "2.5",
+        "min_trial_ms": "400",
         "exclude_incomplete": "on",
         "seed": "123",
         "min_gap": "2",
@@ -100,7 +101,7 @@ def test_settings_are_saved_from_the_form(signed_in, researcher):
         "sona",
         2,
     )
-    assert study.allows_phones and study.expected_duration_minutes == 20
+    assert study.allows_phones and study.expected_minutes == 20
     bad = signed_in.post(url, {**data, "completion_url": "ftp://nope"})
     assert bad.status_code == 200 and "https://" in bad.content.decode()
 

@@ -101,7 +101,7 @@ def test_the_warnings_a_study_can_have(researcher):
         platform="pid",
         completion_code="",
         time_limit_minutes=20,
-        expected_duration_minutes=25,
+        expected_minutes=25,
     )
     assert codes(study_warnings(study)) == [
         "no_attention_checks",
@@ -157,7 +157,7 @@ def test_the_page_asks_to_confirm_the_warnings(signed_in, researcher):
 
 def test_the_api_answers_409_with_the_warnings_until_they_are_confirmed(researcher_api, researcher):
     study = make_study(
-        researcher, status="draft", checks=(), time_limit_minutes=10, expected_duration_minutes=15
+        researcher, status="draft", checks=(), time_limit_minutes=10, expected_minutes=15
     )
     url = f"/api/v1/studies/{study.slug}/status/"
     refused = researcher_api.post(url, {"status": "pilot"}, format="json")
@@ -198,9 +198,7 @@ def test_the_api_lists_blockers_and_warnings(researcher_api, researcher):
 
 
 def test_starter_texts_follow_the_studys_settings(researcher):
-    study = make_study(
-        researcher, time_limit_minutes=45, expected_duration_minutes=15, completion_code="X1"
-    )
+    study = make_study(researcher, time_limit_minutes=45, expected_minutes=15, completion_code="X1")
     texts = starter_texts(study)
     assert "usually takes about 15 minutes; you have up to 45" in texts["consent_text"]
     assert "your answers are then deleted" in texts["consent_text"]

@@ -1,17 +1,21 @@
 """The participant's pages: welcome, consent, instructions, one trial per page, debrief.
 
 No account: after consent, the session token in the address is the participant's
-credential, and the server holds where they are, so a reload or a new device
-with the same link resumes. Forms carry no CSRF token on purpose: nothing here
-acts on ambient cookies (the token is in the path and unguessable), and
-participants on locked-down lab machines often block cookies.
+credential, and the server holds where they are, so a reload resumes. Opening the
+study link again resumes only in the browser that started (its cookie holds the
+token): a platform id alone is no proof, since anyone can type one. Forms carry no
+CSRF token on purpose: nothing here acts on ambient cookies (the token is in the
+path and unguessable; the cookie only finds the session again), and participants
+on locked-down lab machines often block cookies.
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from functools import wraps
 
+from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -27,6 +31,7 @@ from studies.selectors.study import (
     trial_current,
     trial_display,
 )
+from studies.selectors.timing import study_expected_minutes, time_left_statement, time_statement
 from studies.services import sessions as svc
 from studies.services.sessions import devices as svc_devices
 from studies.services.sessions.devices import DeviceNotAllowed, device_check
@@ -34,6 +39,7 @@ from studies.services.sessions.devices import DeviceNotAllowed, device_check
 MAX_BODY_BYTES = 64 * 1024
 COOKIE_PREFIX = "chartroom_s"
 COOKIE_AGE = 7 * 24 * 3600
+REFUSED_TTL = 15 * 60  # how long a refused answer waits for its trial page to show it
 Status = ParticipantSession.Status
 
 
@@ -99,10 +105,24 @@ def _cookie_name(study: Study) -> str:
     return f"{COOKIE_PREFIX}{study.pk}"
 
 
+def _cookie_token(request, study: Study) -> str:
+    return request.COOKIES.get(_cookie_name(study), "")[:64]
+
+
 def _resumable(request, study: Study, identity) -> ParticipantSession | None:
+    """The session this browser started, or :class:`AlreadyStarted` for someone else's id.
+
+    Only the cookie set by the browser that started a session proves it is theirs:
+    the platform id in the link proves nothing, since anyone can type it.
+    """
+    token = _cookie_token(request, study)
     if identity.external_id:
-        return svc.session_find(study=study, identity=identity)
-    token = request.COOKIES.get(_cookie_name(study), "")
+        existing = svc.session_find(study=study, identity=identity)
+        if existing is None:
+            return None
+        if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
+            raise svc.AlreadyStarted(svc.already_started_message(study.platform))
+        return existing
     session = session_by_token(token) if token else None
     if session is not None and session.study_id == study.pk and not session.is_preview:
         return session
@@ -120,6 +140,17 @@ def _device_refused(request, study: Study):
 
 def _device_page(request, study: Study, text: str):
     return _message(request, "Please use a computer or a tablet", text, status=200, study=study)
+
+
+def _already_started(request, study: Study, exc: svc.AlreadyStarted):
+    # Nothing on this page touches the existing session: no token, no link to it.
+    return _message(
+        request, "Please continue where you started", exc.message, status=409, study=study
+    )
+
+
+def _time(study: Study) -> str:
+    return time_statement(expected=study_expected_minutes(study), limit=study.time_limit_minutes)
 
 
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
@@ -142,14 +173,18 @@ def welcome(request, slug: str):
         return _link_problem(request, study, problem)
     if refused := _device_refused(request, study):
         return refused
-    existing = _resumable(request, study, identity)
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     if existing is not None:
         return render(request, "participate/welcome.html", {"study": study, "existing": existing})
     reason = study_unavailable_reason(study)
     if reason is not None:
         return _message(request, "Thank you for your interest", reason.message, study=study)
     params = svc.link_params(study.platform, request.GET)
-    return render(request, "participate/welcome.html", {"study": study, "params": params})
+    context = {"study": study, "params": params, "time_statement": _time(study)}
+    return render(request, "participate/welcome.html", context)
 
 
 @participant_page
@@ -163,7 +198,10 @@ def consent(request, slug: str):
         return _link_problem(request, study, problem)
     if refused := _device_refused(request, study):
         return refused
-    existing = _resumable(request, study, identity)
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     if existing is not None:
         return redirect("participate:session", token=existing.token)
     if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):
@@ -172,16 +210,20 @@ def consent(request, slug: str):
             return _message(request, "Thank you for your interest", reason.message, study=study)
         params = svc.link_params(study.platform, source)
         error = "Please choose whether you agree." if request.method == "POST" else ""
-        return render(
-            request, "participate/consent.html", {"study": study, "params": params, "error": error}
-        )
+        context = {"study": study, "params": params, "error": error, "time_statement": _time(study)}
+        return render(request, "participate/consent.html", context)
     if request.POST["choice"] == "decline":
         svc.session_decline(study=study)
         return redirect("participate:declined", slug=study.slug)
     try:
         result = svc.session_start(
-            study=study, identity=identity, user_agent=request.META.get("HTTP_USER_AGENT", "")
+            study=study,
+            identity=identity,
+            proof=_cookie_token(request, study),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
         )
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
     except svc.StudyUnavailable as exc:
         return _message(request, "Thank you for your interest", exc.message, study=study)
     response = redirect("participate:session", token=result.session.token)
@@ -226,24 +268,21 @@ def declined(request, slug: str):
 def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
     shown = trial_display(trial)
     previous = previous or {}
-    items = []
-    if shown.answer_type == AnswerType.RANKING:
-        order = [i for i, _ in shown.items]
-        ranks = previous.get("ranks") or {i: pos + 1 for pos, i in enumerate(order)}
-        items = sorted(
-            ({"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items),
-            key=lambda item: (item["rank"] or 99, order.index(item["index"])),
-        )
-    remaining = None
+    # Rankings start unranked: no item has a place until the participant gives it one.
+    ranks = previous.get("ranks") or {}
+    items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
+    time_left = ""
     if session.deadline:
         remaining = max(0, int((session.deadline - timezone.now()).total_seconds() // 60))
+        time_left = time_left_statement(
+            minutes_left=remaining, limit=session.study.time_limit_minutes
+        )
     return {
         "study": session.study,
         "session": session,
         "trial": trial,
         "number": trial.position + 1,
         "total": session.trial_count,
-        "percent": int(100 * trial.position / max(session.trial_count, 1)),
         "answer_type": shown.answer_type,
         "prompt": shown.prompt,
         "image": shown.image,
@@ -256,7 +295,7 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "error": error,
         "previous": previous,
         "key": secrets.token_urlsafe(12),
-        "minutes_left": remaining,
+        "time_left": time_left,
     }
 
 
@@ -267,7 +306,12 @@ def _ended_page(request, session: ParticipantSession):
         return render(
             request,
             "participate/debrief.html",
-            {"study": study, "session": session, "completion": completion},
+            {
+                "study": study,
+                "session": session,
+                "completion": completion,
+                "thanks_in_text": "thank" in study.debrief_text.casefold(),
+            },
         )
     if session.status == Status.WITHDRAWN:
         kept = not session.answers_deleted and session.current_position > 0
@@ -284,9 +328,17 @@ def _ended_page(request, session: ParticipantSession):
         return _message(
             request,
             "The time limit has been reached",
-            f"This study had to be finished within {study.time_limit_minutes} minutes, so it has "
-            "ended. Thank you for your time. If you think this is a mistake, please contact the "
-            "researcher.",
+            f"You had up to {study.time_limit_minutes} minutes for this study, so it has ended. "
+            "Thank you for your time. If you think this is a mistake, please "
+            f"{svc.wording(study.platform).contact}.",
+            study=study,
+        )
+    if session.status == Status.ABANDONED:
+        return _message(
+            request,
+            "This session was closed",
+            "The researcher closed this session so that you can start over. "
+            f"To start, please {svc.wording(study.platform).way_back}.",
             study=study,
         )
     raise Http404
@@ -316,12 +368,22 @@ def session_page(request, token: str):
             study=session.study,
         )
     if session.current_position == 0 and session.instructions_done_at is None:
-        return render(
-            request, "participate/instructions.html", {"study": session.study, "session": session}
-        )
+        context = {
+            "study": session.study,
+            "session": session,
+            "time_statement": _time(session.study),
+        }
+        return render(request, "participate/instructions.html", context)
     trial = trial_current(session)
     svc.trial_mark_shown(trial=trial)
-    return render(request, "participate/trial.html", _trial_context(session, trial))
+    key = _refused_key(token, trial.position)
+    refused = cache.get(key) or {}
+    if refused:
+        cache.delete(key)
+    context = _trial_context(
+        session, trial, error=refused.get("error", ""), previous=refused.get("previous")
+    )
+    return render(request, "participate/trial.html", context)
 
 
 @participant_page
@@ -346,8 +408,11 @@ def _form_answer(answer_type: str, options: list, post) -> tuple[object, dict]:
             value = post.get(f"rank_{i}", "")
             ranks[i] = int(value) if value.isdigit() else None
         if sorted(r for r in ranks.values() if r) != list(range(1, len(options) + 1)):
+            missing = sum(1 for r in ranks.values() if not r)
+            still = f" ({missing} still to place)" if missing else ""
             raise svc.AnswerInvalid(
-                f"Please give every item its own rank, from 1 to {len(options)}.",
+                f"Please place every item: give each its own rank, from 1 to {len(options)}"
+                f"{still}.",
                 previous={"ranks": ranks},
             )
         return [options[i] for i in sorted(ranks, key=ranks.get)], {"ranks": ranks}
@@ -363,15 +428,29 @@ def _client_ms(value: str) -> int | None:
     return ms if 0 <= ms <= 24 * 3600 * 1000 else None
 
 
+def _interactions(value: str) -> int | None:
+    # Empty from a browser without JavaScript: nothing is known, so nothing is recorded.
+    return int(value) if value.isdigit() and int(value) <= 100_000 else None
+
+
+def _refused_key(token: str, position: int) -> str:
+    return f"participate:refused:{token}:{position}"
+
+
 @participant_page
 @require_POST
 def answer(request, token: str):
+    """Store the answer; a refused one goes back to the trial page with its message (PRG)."""
     session = _session_or_404(token)
     try:
         position = int(request.POST.get("position", ""))
     except ValueError:
         return redirect("participate:session", token=token)
     trial = trial_current(session) if position == session.current_position else None
+    given = {
+        "interactions": _interactions(request.POST.get("interactions", "")),
+        "first_ms": _client_ms(request.POST.get("first_interaction_ms")),
+    }
     previous = {}
     try:
         if trial is None:
@@ -385,15 +464,17 @@ def answer(request, token: str):
             position=position,
             answer=value,
             client_ms=_client_ms(request.POST.get("client_ms")),
+            interactions=given["interactions"],
+            first_interaction_ms=given["first_ms"],
             idempotency_key=request.POST.get("key", "")[:64],
         )
     except svc.AnswerInvalid as exc:
-        if trial is None:
-            return redirect("participate:session", token=token)
-        context = _trial_context(
-            session, trial, error=exc.message, previous=exc.extra.get("previous") or previous
-        )
-        return render(request, "participate/trial.html", context, status=400)
+        if trial is not None:
+            # Kept on the server, not in a cookie (lab machines often block them), and
+            # shown once by the trial page, so a reload never posts the answer again.
+            refused = {"error": exc.message, "previous": exc.extra.get("previous") or previous}
+            refused["previous"].update(given)
+            cache.set(_refused_key(token, position), refused, REFUSED_TTL)
     except (svc.AlreadyAnswered, svc.NotCurrentTrial, svc.SessionEnded):
         # A repeat, a stale tab or an ended session: the session page shows where things stand.
         pass
@@ -418,9 +499,11 @@ def finish(request, token: str):
 def withdraw(request, token: str):
     session = _session_or_404(token)
     if request.method == "POST":
-        svc.session_withdraw(token=token)
+        # An ended session cannot be withdrawn; the session page says how it ended.
+        with contextlib.suppress(svc.SessionEnded):
+            svc.session_withdraw(token=token)
         return redirect("participate:session", token=token)
-    if session.status == Status.WITHDRAWN:
+    if session.status in (Status.WITHDRAWN, Status.ABANDONED):
         return redirect("participate:session", token=token)
     return render(
         request,

@@ -18,6 +18,7 @@ from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
 from studies.selectors import readiness
 from studies.selectors import study as sel
+from studies.selectors.timing import study_expected_minutes
 from studies.services import sessions as session_svc
 from studies.services import study as setup
 from studies.services import study_create as create_study
@@ -41,13 +42,14 @@ LABELS = {
     "debrief_text": "Debrief text",
     "target_participants": "Target participants",
     "time_limit_minutes": "Time limit (minutes)",
-    "expected_duration_minutes": "Expected duration (minutes)",
+    "expected_minutes": "Expected duration (minutes)",
     "allowed_devices": "Devices",
     "platform": "Recruitment platform",
     "completion_code": "Completion code",
     "completion_url": "Completion URL",
     "max_attention_failures": "Attention-check failures allowed",
     "min_seconds_per_trial": "Minimum seconds per chart",
+    "min_trial_ms": "Minimum milliseconds on any trial",
     "exclude_incomplete": "Exclude incomplete sessions",
     "seed": "Order seed",
     "min_gap": "Minimum gap between a pair's charts",
@@ -69,14 +71,17 @@ GROUPS = [
         [
             "platform",
             "target_participants",
-            "expected_duration_minutes",
+            "expected_minutes",
             "time_limit_minutes",
             "allowed_devices",
             "completion_code",
             "completion_url",
         ],
     ),
-    ("Exclusion rules", ["max_attention_failures", "min_seconds_per_trial", "exclude_incomplete"]),
+    (
+        "Exclusion rules",
+        ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
+    ),
     ("Design", ["min_gap", "seed"]),
 ]
 
@@ -196,6 +201,8 @@ def study_detail(request, slug: str):
     session_svc.sessions_expire_overdue(study=study)
     monitor = sel.study_monitor(study)
     page = Paginator(monitor.rows, 50).get_page(request.GET.get("page"))
+    for row in page.object_list:
+        row.release_problem = session_svc.session_release_problem(row.session)
     link = request.build_absolute_uri(reverse("participate:welcome", args=[study.slug]))
     blockers, warnings = _readiness_rows(study)
     context = {
@@ -208,6 +215,7 @@ def study_detail(request, slug: str):
         "study_transitions": list(setup.allowed_transitions(study)),
         "participant_link": link + LINK_SUFFIX.get(study.platform, ""),
         "pair_count": study.study_pairs.count(),
+        "expected_minutes": study_expected_minutes(study),
         "check_count": study.attention_checks.count(),
         "auto_refresh": request.GET.get("live") == "1",
     }
@@ -242,8 +250,35 @@ def study_session(request, slug: str, pk: int):
     return render(
         request,
         "studies/study/session.html",
-        {"study": study, "session": session, "trials": trials},
+        {
+            "study": study,
+            "session": session,
+            "trials": trials,
+            "release_problem": session_svc.session_release_problem(session),
+        },
     )
+
+
+@researcher_required
+@require_POST
+def study_session_release(request, slug: str, pk: int):
+    """Let a stuck participant's platform id start again; the old session is kept as abandoned."""
+    study = _study(request, slug)
+    try:
+        session = session_svc.session_release(
+            study=study, session_id=pk, user=request.user, reason=request.POST.get("reason", "")
+        )
+    except ValidationError as exc:
+        messages.error(request, "The id was not released: " + _error_text(exc))
+    else:
+        messages.success(
+            request,
+            f"Released {session.external_id}: their next start with this id begins a new "
+            "session. The old session is kept as abandoned.",
+        )
+    if request.POST.get("back") == "session":
+        return redirect("studies:session", slug=study.slug, pk=pk)
+    return redirect("studies:detail", slug=study.slug)
 
 
 # ------------------------------------------------------------------ set-up

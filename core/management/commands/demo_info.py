@@ -1,7 +1,27 @@
+import secrets
+
 from django.core.management.base import BaseCommand
 
 from annotation.models import Project
 from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+
+
+def participant_link(base: str, study) -> str:
+    """A link as the study's platform opens it, with a fresh made-up id each time.
+
+    A fresh id, because an id that has started the study resumes only in the browser
+    that started it: anyone else opening the same link would be told it is taken.
+    """
+    from studies.services.sessions.platform import LINK_SUFFIX
+
+    suffix = LINK_SUFFIX.get(study.platform, "")
+    for placeholder in ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}"):
+        suffix = suffix.replace(placeholder, secrets.token_hex(12))
+    suffix = suffix.replace("%SURVEY_CODE%", str(secrets.randbelow(90000) + 10000))
+    for placeholder in ("${workerId}", "${assignmentId}", "${hitId}"):
+        suffix = suffix.replace(placeholder, secrets.token_hex(7).upper())
+    suffix = suffix.replace("PARTICIPANT_ID", f"demo-{secrets.token_hex(4)}")
+    return f"{base}/s/{study.slug}/{suffix}"
 
 
 class Command(BaseCommand):
@@ -25,9 +45,7 @@ class Command(BaseCommand):
 
         study = Study.objects.filter(slug=STUDY_SLUG).first()
         if study:
-            lines.append(
-                f"  Participant link  {base}/s/{study.slug}/?pid=demo-participant-1   ({study.title})"
-            )
+            lines.append(f"  Participant link  {participant_link(base, study)}   ({study.title})")
         for project in Project.objects.all()[:3]:
             lines.append(
                 f"  Annotator invite  {base}/annotation/join/{project.invite_code}/  ({project.title})"

@@ -21,9 +21,11 @@ from studies.services.results.exclusion import study_exclusion
 LONG_COLUMNS = [
     "participant", "participant_number", "trial_kind", "position", "chart_id",
     "attention_check", "answer", "value", "correct", "shown_at", "answered_at",
-    "server_ms", "client_ms", "excluded", "exclusion_reason",
+    "server_ms", "client_ms", "interactions", "first_interaction_ms", "excluded",
+    "exclusion_reason",
 ]  # fmt: skip
 ROW_GROUP = 50_000
+CELLS = 6  # wide form: columns per chart
 
 
 @dataclass
@@ -62,7 +64,7 @@ def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[l
     """One row per participant x answered trial (header not included)."""
     people = participants(study, include_platform_ids=include_platform_ids)
     for (sid, position, kind, chart, check, raw, value, correct, shown, answered, server_ms,
-         client_ms) in response_rows(study):  # fmt: skip
+         client_ms, interactions, first_ms) in response_rows(study):  # fmt: skip
         person = people.get(sid)
         if person is None:
             continue
@@ -74,6 +76,7 @@ def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[l
             "" if value is None else json.dumps(value, ensure_ascii=False),
             "" if correct is None else correct, _iso(shown), _iso(answered),
             "" if server_ms is None else server_ms, "" if client_ms is None else client_ms,
+            "" if interactions is None else interactions, "" if first_ms is None else first_ms,
             person.excluded, person.reason,
         ]  # fmt: skip
         yield row
@@ -85,7 +88,10 @@ def wide_columns(chart_ids: list[str], include_platform_ids: bool) -> list[str]:
         head.append("platform_id")
     head += ["excluded", "exclusion_reason", "attention_failures_answered"]
     for chart in chart_ids:
-        head += [f"{chart}_answer", f"{chart}_correct", f"{chart}_position", f"{chart}_ms"]
+        head += [
+            f"{chart}_answer", f"{chart}_correct", f"{chart}_position", f"{chart}_ms",
+            f"{chart}_interactions", f"{chart}_first_interaction_ms",
+        ]  # fmt: skip
     return head
 
 
@@ -113,19 +119,23 @@ def wide_rows(
             _a,
             server_ms,
             _c,
+            interactions,
+            first_ms,
         ) in response_rows(study):
             if sid != current:
                 if current is not None and current in people:
                     yield _wide_row(people[current], cells, failed, include_platform_ids)
-                current, cells, failed = sid, [""] * (4 * len(chart_ids)), 0
+                current, cells, failed = sid, [""] * (CELLS * len(chart_ids)), 0
             if kind == "attention":
                 failed += correct is False
                 continue
             if chart in index:
-                at = 4 * index[chart]
-                cells[at : at + 4] = [
+                at = CELLS * index[chart]
+                cells[at : at + CELLS] = [
                     raw, "" if correct is None else correct, position,
                     "" if server_ms is None else server_ms,
+                    "" if interactions is None else interactions,
+                    "" if first_ms is None else first_ms,
                 ]  # fmt: skip
         if current is not None and current in people:
             yield _wide_row(people[current], cells, failed, include_platform_ids)
@@ -175,14 +185,18 @@ def write_parquet(columns: list[str], rows: Iterator[list], out, *, row_group: i
         writer.close()
 
 
-INT_COLUMNS = {"participant_number", "position", "server_ms", "client_ms"}
+INT_COLUMNS = {"participant_number", "position", "server_ms", "client_ms", "interactions"}
 BOOL_COLUMNS = {"correct", "excluded"}
 
 
 def _arrow_type(name: str):
     import pyarrow as pa
 
-    if name in INT_COLUMNS or name.endswith(("_ms", "_position")) or name.startswith("attention"):
+    if (
+        name in INT_COLUMNS
+        or name.endswith(("_ms", "_position", "_interactions"))
+        or name.startswith("attention")
+    ):
         return pa.int64()
     if name in BOOL_COLUMNS or name.endswith("_correct"):
         return pa.bool_()

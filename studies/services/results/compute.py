@@ -119,6 +119,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         "rules": {
             "max_attention_failures": study.max_attention_failures,
             "min_seconds_per_trial": study.min_seconds_per_trial,
+            "min_trial_ms": study.min_trial_ms,
             "exclude_incomplete": study.exclude_incomplete,
         },
         "messages": [],

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.services.audit import audit_record
+from studies import exclusion_rules
 from studies.models import ExclusionOverride, ParticipantSession, Study
 from studies.selectors.results import SessionFacts, session_facts
 
@@ -24,7 +25,9 @@ REASONS = {
     "in_progress": "Still in progress",
     "incomplete": "Did not answer every trial",
     "attention": "Failed attention checks",
+    "abandoned": "Abandoned (id released to start again)",
     "too_fast": "Too fast (median time per chart)",
+    "trial_too_fast": "Answered a trial too fast",
     "override": "Excluded by the researcher",
 }
 
@@ -93,43 +96,18 @@ class Exclusion:
 
 def rule_reasons(study: Study, facts: SessionFacts) -> list[tuple[str, str]]:
     """The study's exclusion rules applied to one session; empty means included."""
-    reasons = []
-    if facts.is_pilot or facts.is_preview:
-        reasons.append(("test", "pilot or preview session"))
-    if facts.status == Status.WITHDRAWN:
-        reasons.append(("withdrawn", "withdrew"))
-    elif facts.status == Status.TIMED_OUT:
-        reasons.append(("timed_out", "timed out"))
-    elif facts.status == Status.IN_PROGRESS:
-        reasons.append(("in_progress", "still in progress"))
-    if (
-        study.exclude_incomplete
-        and facts.answered < facts.trial_count
-        and facts.status == Status.COMPLETED
-    ):
-        reasons.append(("incomplete", f"answered {facts.answered} of {facts.trial_count} trials"))
-    if facts.attention_failures > study.max_attention_failures:
-        plural = "s" if facts.attention_failures != 1 else ""
-        reasons.append(
-            (
-                "attention",
-                f"failed {facts.attention_failures} attention check{plural} "
-                f"(allowed {study.max_attention_failures})",
-            )
-        )
-    if (
-        study.min_seconds_per_trial > 0
-        and facts.median_chart_seconds is not None
-        and facts.median_chart_seconds < study.min_seconds_per_trial
-    ):
-        reasons.append(
-            (
-                "too_fast",
-                f"median {facts.median_chart_seconds:.1f} s per chart "
-                f"(minimum {study.min_seconds_per_trial:g} s)",
-            )
-        )
-    return reasons
+    return exclusion_rules.rule_reasons(
+        study,
+        exclusion_rules.RuleFacts(
+            status=facts.status,
+            is_test=facts.is_pilot or facts.is_preview,
+            attention_failures=facts.attention_failures,
+            answered=facts.answered,
+            trial_count=facts.trial_count,
+            median_chart_seconds=facts.median_chart_seconds,
+            fastest_trial_ms=facts.fastest_trial_ms,
+        ),
+    )
 
 
 def study_exclusion(study: Study) -> Exclusion:

@@ -31,7 +31,13 @@ from studies import answers
 from studies.models import AnswerType, ParticipantSession, Response, Study
 from studies.selectors.results import chart_catalogue
 from studies.selectors.study import participant_trials, trial_spec
-from studies.services.sessions import AnswerInvalid, Identity, read_answer, session_start
+from studies.services.sessions import (
+    AlreadyStarted,
+    AnswerInvalid,
+    Identity,
+    read_answer,
+    session_start,
+)
 
 Status = ParticipantSession.Status
 
@@ -142,10 +148,12 @@ def study_simulate(
     for i, pid in enumerate(sim.participants["participant"]):
         identity = Identity(platform=study.platform, external_id=f"sim-{seed}-{i + 1}")
         start = now - timedelta(hours=2) + timedelta(seconds=37 * i)
-        result = session_start(
-            study=study, identity=identity, user_agent="simulate_study", now=start
-        )
-        if result.resumed:
+        try:
+            result = session_start(
+                study=study, identity=identity, user_agent="simulate_study", now=start
+            )
+        except AlreadyStarted:
+            # A rerun with the same seed: this simulated participant is already there.
             summary.resumed += 1
             continue
         summary.created += 1

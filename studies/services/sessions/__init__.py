@@ -2,6 +2,7 @@
 
 from studies.services.sessions.errors import (
     AlreadyAnswered,
+    AlreadyStarted,
     AnswerInvalid,
     LinkProblem,
     NotCurrentTrial,
@@ -21,10 +22,23 @@ from studies.services.sessions.flow import (
     sessions_expire_overdue,
     trial_mark_shown,
 )
-from studies.services.sessions.platform import Identity, identity_from_params, link_params
-from studies.services.sessions.record import RecordResult, read_answer, response_record, trial_spec
+from studies.services.sessions.platform import (
+    Identity,
+    identity_from_params,
+    link_params,
+    wording,
+)
+from studies.services.sessions.record import (
+    RecordResult,
+    check_given,
+    read_answer,
+    response_record,
+    trial_spec,
+)
+from studies.services.sessions.release import session_release, session_release_problem
 from studies.services.sessions.start import (
     StartResult,
+    already_started_message,
     session_decline,
     session_find,
     session_start,
@@ -32,6 +46,7 @@ from studies.services.sessions.start import (
 
 __all__ = [
     "AlreadyAnswered",
+    "AlreadyStarted",
     "AnswerInvalid",
     "Completion",
     "Identity",
@@ -43,6 +58,8 @@ __all__ = [
     "SessionError",
     "StartResult",
     "StudyUnavailable",
+    "already_started_message",
+    "check_given",
     "completion_for",
     "ended_message",
     "identity_from_params",
@@ -54,9 +71,12 @@ __all__ = [
     "session_expire",
     "session_find",
     "session_finish",
+    "session_release",
+    "session_release_problem",
     "session_start",
     "session_withdraw",
     "sessions_expire_overdue",
     "trial_mark_shown",
     "trial_spec",
+    "wording",
 ]

@@ -66,3 +66,15 @@ class SessionEnded(SessionError):
 class NotFinished(SessionError):
     code = "not_finished"
     status = 409
+
+
+class AlreadyStarted(SessionError):
+    """The platform id already has a session and the request does not prove it holds it.
+
+    Platform ids are not secrets (they are in links, and recruiters see them all),
+    so knowing one never hands out the session: only its token or the cookie of
+    the browser that started it does.
+    """
+
+    code = "already_started"
+    status = 409

@@ -30,6 +30,8 @@ def ended_message(session: ParticipantSession) -> str:
         return "You have already answered every chart. Thank you!"
     if session.status == Status.DECLINED:
         return "You did not consent to this study."
+    if session.status == Status.ABANDONED:
+        return "The researcher closed this session so that you can start the study again."
     return "This session has ended."
 
 
@@ -113,7 +115,8 @@ def session_withdraw(*, token: str, now=None) -> ParticipantSession:
         )
         if session.status == Status.WITHDRAWN:
             return session
-        if session.status == Status.DECLINED:
+        if session.status in (Status.DECLINED, Status.ABANDONED):
+            # An abandoned session's id is someone's new session now; it stays as it was.
             raise SessionEnded(ended_message(session), status=session.status)
         fields = ["status", "ended_at"]
         if not session.study.keep_answers_on_withdrawal:

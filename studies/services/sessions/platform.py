@@ -30,8 +30,44 @@ class Identity:
     params: dict[str, str] = field(default_factory=dict)
 
 
-def _platform_name(platform: Platform) -> str:
-    return {"prolific": "Prolific", "sona": "SONA", "mturk": "MTurk"}.get(platform.value, "study")
+@dataclass(frozen=True)
+class Wording:
+    """How a platform's own participants read about their id and their way back to it."""
+
+    id_name: str  # "your Prolific ID"
+    way_back: str  # "open the study again from Prolific"
+    contact: str  # "message the researcher on Prolific"
+
+
+WORDING = {
+    "prolific": Wording(
+        "your Prolific ID",
+        "open the study again from Prolific",
+        "message the researcher on Prolific",
+    ),
+    "sona": Wording(
+        "your SONA ID",
+        "open the study again from its page on SONA",
+        "contact the researcher through SONA",
+    ),
+    "mturk": Wording(
+        "your MTurk worker ID", "open the HIT again from MTurk", "contact the requester on MTurk"
+    ),
+    "pid": Wording(
+        "your participant ID",
+        "open the study link again exactly as you received it",
+        "contact the researcher who sent you the link",
+    ),
+    "none": Wording(
+        "your participant ID",
+        "open the study link again exactly as you received it",
+        "contact the researcher who sent you the link",
+    ),
+}
+
+
+def wording(platform: str) -> Wording:
+    return WORDING.get(platform, WORDING["none"])
 
 
 def identity_from_params(platform: str, query: Mapping[str, str]) -> Identity:
@@ -40,7 +76,7 @@ def identity_from_params(platform: str, query: Mapping[str, str]) -> Identity:
     id_param = choice.id_param
     if id_param is None:
         return Identity(platform=choice.value)
-    name = _platform_name(choice)
+    words = wording(choice.value)
     # MTurk shows the task before a worker accepts it, with no worker id yet.
     if choice == Platform.MTURK and (query.get("assignmentId") or "") == MTURK_PREVIEW:
         raise LinkProblem(
@@ -51,20 +87,21 @@ def identity_from_params(platform: str, query: Mapping[str, str]) -> Identity:
     raw = (query.get(id_param) or "").strip()
     if not raw:
         raise LinkProblem(
-            f"This link is missing your {name} ID (the {id_param} part of the address). "
-            f"Please open the study again from {name}, or contact the researcher.",
+            f"This link is missing {words.id_name} (the {id_param} part of the address). "
+            f"Please {words.way_back}, or {words.contact}.",
             param=id_param,
         )
     if _PLACEHOLDER.fullmatch(raw):
         raise LinkProblem(
-            f"This link still holds a placeholder instead of your {name} ID. "
-            f"Please open the study from the {name} page rather than copying the link.",
+            f"This link still holds a placeholder instead of {words.id_name} "
+            f"(the {id_param} part of the address). Please {words.way_back} rather than "
+            "copying the link.",
             param=id_param,
         )
     if not _ID.fullmatch(raw):
         raise LinkProblem(
-            f"The {name} ID in this link does not look right. "
-            f"Please open the study again from {name}, or contact the researcher.",
+            f"{words.id_name[0].upper()}{words.id_name[1:]} in this link (the {id_param} part of the address) "
+            f"does not look right. Please {words.way_back}, or {words.contact}.",
             param=id_param,
         )
     params = {id_param: raw}

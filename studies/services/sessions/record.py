@@ -92,6 +92,26 @@ def _empty_message(answer_type: str) -> str:
     return answers.NUMBER_HELP
 
 
+def check_given(answer_type: str, interactions: int | None, *, required: bool = False) -> None:
+    """Refuse an answer its client reports as given without any interaction.
+
+    A ranking shown in some order and sent as it was would record that order as the
+    participant's; the form starts unranked, and a client that reports how the
+    answer was given must report at least one action. ``required`` (the JSON flow)
+    makes the report itself mandatory for rankings; a browser without JavaScript
+    reports nothing, and its empty rank selects already need the participant.
+    """
+    ranking = answer_type == AnswerType.RANKING
+    if interactions == 0 or (ranking and required and interactions is None):
+        if ranking:
+            message = "Please put the items in order yourself: place every item, then continue."
+            detail = "A ranking needs at least one reported interaction (interactions >= 1)."
+        else:
+            message = "Please give your answer before continuing."
+            detail = "An answer given with no interaction cannot be taken (interactions >= 1)."
+        raise AnswerInvalid(message, errors={"interactions": [detail]})
+
+
 def _same_answer(response: Response, answer, idempotency_key: str) -> bool:
     if idempotency_key and response.idempotency_key:
         return idempotency_key == response.idempotency_key
@@ -110,6 +130,9 @@ def response_record(
     position: int,
     answer,
     client_ms: int | None = None,
+    interactions: int | None = None,
+    first_interaction_ms: int | None = None,
+    interaction_required: bool = False,
     idempotency_key: str = "",
     with_next: bool = False,
     now=None,
@@ -123,6 +146,9 @@ def response_record(
     returns the stored response with ``duplicate=True`` instead of an error, so
     retries after a lost connection are harmless. With ``with_next`` the trial
     that comes next is fetched and marked shown in the same transaction.
+
+    ``client_ms`` (time on the trial by the client's clock), ``interactions`` and
+    ``first_interaction_ms`` record how the answer was given; see :func:`check_given`.
     """
     now = now or timezone.now()
     try:
@@ -131,7 +157,7 @@ def response_record(
                 token=token,
                 position=position,
                 answer=answer,
-                client_ms=client_ms,
+                given=Given(client_ms, interactions, first_interaction_ms, interaction_required),
                 idempotency_key=idempotency_key,
                 now=now,
             )
@@ -162,8 +188,18 @@ def _next_trial(result: RecordResult, now) -> Trial | None:
     return trial
 
 
+@dataclass(frozen=True)
+class Given:
+    """How the client says the answer was given."""
+
+    client_ms: int | None = None
+    interactions: int | None = None
+    first_interaction_ms: int | None = None
+    required: bool = False
+
+
 def _record_locked(
-    *, token, position, answer, client_ms, idempotency_key, now
+    *, token, position, answer, given: Given, idempotency_key, now
 ) -> RecordResult | ParticipantSession:
     session = participant_sessions().select_for_update(of=("self",)).get(token=token)
     if session.status == ParticipantSession.Status.DECLINED:
@@ -200,6 +236,7 @@ def _record_locked(
     ):
         raise SessionEnded("This study has closed. Thank you for taking part.", status="closed")
 
+    check_given(trial_spec(trial)[0], given.interactions, required=given.required)
     value, correct = read_answer(trial, answer)
     response = Response(
         trial=trial,
@@ -213,7 +250,9 @@ def _record_locked(
         shown_at=trial.shown_at,
         answered_at=now,
         server_ms=_elapsed_ms(trial.shown_at, now),
-        client_ms=client_ms,
+        client_ms=given.client_ms,
+        interactions=given.interactions,
+        first_interaction_ms=given.first_interaction_ms,
         idempotency_key=idempotency_key or "",
     )
     response.save(force_insert=True)

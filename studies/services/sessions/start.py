@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -21,8 +22,8 @@ from studies.models import (
 )
 from studies.ordering import CHECK, CheckSlot, OrderError, build_order, derive_seed
 from studies.selectors.study import study_unavailable_reason
-from studies.services.sessions.errors import StudyUnavailable
-from studies.services.sessions.platform import Identity
+from studies.services.sessions.errors import AlreadyStarted, StudyUnavailable
+from studies.services.sessions.platform import Identity, wording
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,28 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
             is_pilot=study.status == Study.Status.PILOT,
             is_preview=False,
         )
-        .exclude(status=ParticipantSession.Status.DECLINED)
+        .exclude(
+            status__in=(ParticipantSession.Status.DECLINED, ParticipantSession.Status.ABANDONED)
+        )
         .first()
     )
+
+
+def already_started_message(platform: str) -> str:
+    words = wording(platform)
+    return (
+        f"This study was already started with {words.id_name}, most likely by you in another browser or on "
+        "another device. To continue, go back to the browser window where you started: your "
+        "answers are kept there, and nothing here changes them. If you cannot go back, "
+        f"{words.contact}; they can let you start again."
+    )
+
+
+def _resume(existing: ParticipantSession, proof: str) -> StartResult:
+    """The existing session, only for a request that proves it holds it (its token)."""
+    if proof and secrets.compare_digest(proof.encode(), existing.token.encode()):
+        return StartResult(existing, resumed=True)
+    raise AlreadyStarted(already_started_message(existing.platform))
 
 
 def _ranking_display_order(order_seed: int, position: int, options: list, key: str) -> list[int]:
@@ -125,10 +145,16 @@ def session_start(
     study: Study,
     identity: Identity,
     preview: bool = False,
+    proof: str = "",
     user_agent: str = "",
     now=None,
 ) -> StartResult:
     """Start a consented session, or return the one this platform id already has.
+
+    The existing session is returned only with ``proof``: its token, from the
+    cookie of the browser that started it or held by the JSON client that did.
+    Without it the start is refused with :class:`AlreadyStarted`, so knowing
+    someone's platform id never lets anyone act in their session.
 
     The study row is locked while the participant number is drawn, so concurrent
     starts get consecutive numbers (which the balanced order relies on) and a
@@ -140,7 +166,7 @@ def session_start(
         if not preview:
             existing = session_find(study=study, identity=identity)
             if existing is not None:
-                return StartResult(existing, resumed=True)
+                return _resume(existing, proof)
             reason = study_unavailable_reason(study, now=now)
             if reason is not None:
                 raise StudyUnavailable(reason.message, reason=reason.code)
@@ -179,7 +205,7 @@ def session_start(
             existing = session_find(study=study, identity=identity)
             if existing is None:
                 raise
-            return StartResult(existing, resumed=True)
+            return _resume(existing, proof)
         Trial.objects.bulk_create(trials, batch_size=500)
     return StartResult(session, resumed=False)
 

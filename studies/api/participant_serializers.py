@@ -1,0 +1,233 @@
+"""Request and response shapes of the participant flow as JSON (see participant_views)."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from studies.models import AnswerType, Devices, ParticipantSession, Platform, Trial
+from studies.services import sessions as svc
+
+Status = ParticipantSession.Status
+
+
+class ParticipantErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    code = serializers.CharField(required=False, help_text="Stable machine-readable reason.")
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+
+class SessionStatusField(serializers.CharField):
+    # A plain string in the schema: an enum here would collide with the study's "status" enum.
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", "One of: " + ", ".join(Status.values) + ".")
+        super().__init__(**kwargs)
+
+
+class PublicStudySerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    consent_text = serializers.CharField()
+    keep_answers_on_withdrawal = serializers.BooleanField()
+    instructions_text = serializers.CharField()
+    instructions_video_url = serializers.CharField(allow_null=True)
+    time_limit_minutes = serializers.IntegerField(help_text="The hard limit, from consent.")
+    expected_minutes = serializers.IntegerField(
+        allow_null=True,
+        help_text="What the study usually takes: the researcher's figure, else estimated from "
+        "completed pilot sessions; null when neither is known.",
+    )
+    time_statement = serializers.CharField(
+        help_text="Both in the words every participant page uses, e.g. "
+        '"It usually takes about 15 minutes; you have up to 60."'
+    )
+    platform = serializers.ChoiceField(choices=Platform.choices)
+    id_param = serializers.CharField(
+        allow_null=True, help_text="The link parameter carrying the participant's platform id."
+    )
+    allowed_devices = serializers.ChoiceField(
+        choices=Devices.choices,
+        help_text="`desktop_tablet`: starting from a phone answers 409 `device_not_allowed`.",
+    )
+    accepting = serializers.BooleanField()
+    unavailable_reason = serializers.CharField(allow_null=True)
+
+
+class StartSerializer(serializers.Serializer):
+    consent = serializers.BooleanField(
+        help_text="Must be true: the participant read the consent text and agreed. "
+        "To record a decline, use the decline endpoint."
+    )
+    params = serializers.DictField(
+        child=serializers.CharField(max_length=200, allow_blank=True),
+        required=False,
+        default=dict,
+        help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}.',
+    )
+    token = serializers.CharField(
+        max_length=64,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text="To resume: the token this client was given when it started the session. "
+        "Without it, a platform id that already has a session is refused (409).",
+    )
+
+
+class CompletionSerializer(serializers.Serializer):
+    code = serializers.CharField(allow_blank=True)
+    redirect_url = serializers.CharField(allow_blank=True)
+
+
+class SessionStateSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    study = serializers.CharField(source="study.slug")
+    status = SessionStatusField()
+    stage = serializers.SerializerMethodField()
+    is_pilot = serializers.BooleanField()
+    is_preview = serializers.BooleanField()
+    position = serializers.IntegerField(source="current_position")
+    trial_count = serializers.IntegerField()
+    deadline = serializers.DateTimeField()
+    seconds_left = serializers.SerializerMethodField()
+    completion = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["instructions", "trial", "completed", "ended"])
+    )
+    def get_stage(self, session) -> str:
+        if session.status == Status.COMPLETED:
+            return "completed"
+        if session.status != Status.IN_PROGRESS:
+            return "ended"
+        if session.current_position == 0 and session.instructions_done_at is None:
+            return "instructions"
+        return "trial"
+
+    def get_seconds_left(self, session) -> int | None:
+        if session.status != Status.IN_PROGRESS or session.deadline is None:
+            return None
+        return max(0, int((session.deadline - timezone.now()).total_seconds()))
+
+    @extend_schema_field(CompletionSerializer(allow_null=True))
+    def get_completion(self, session):
+        if session.status != Status.COMPLETED:
+            return None
+        completion = svc.completion_for(session)
+        return {"code": completion.code, "redirect_url": completion.redirect_url}
+
+
+class RankItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0-based index of the item in `options`.")
+    text = serializers.CharField()
+
+
+class TrialSerializer(serializers.Serializer):
+    position = serializers.IntegerField(help_text="0-based; send it back with the answer.")
+    number = serializers.IntegerField(help_text="1-based, for showing 'chart 3 of 114'.")
+    trial_count = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Trial.Kind.choices)
+    answer_type = serializers.ChoiceField(choices=AnswerType.choices)
+    prompt = serializers.CharField()
+    options = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Multiple choice: the options (answer with the 0-based index). Ranking: the items.",
+    )
+    items = RankItemSerializer(
+        many=True,
+        help_text="Ranking: the items, unranked, in the order to list them for placing. Show "
+        "them as not yet placed; never submit this order without the participant's actions.",
+    )
+    image_url = serializers.CharField(allow_null=True)
+    width = serializers.IntegerField()
+    height = serializers.IntegerField()
+    alt = serializers.CharField()
+    shown_at = serializers.DateTimeField()
+
+
+class AnswerField(serializers.Field):
+    """A number as text, an option index, or a list of ranking items."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or data is None:
+            raise serializers.ValidationError("Give an answer.")
+        if isinstance(data, int | float | str):
+            return data
+        if isinstance(data, list) and all(isinstance(i, str) for i in data) and len(data) <= 50:
+            return data
+        raise serializers.ValidationError(
+            "Send text, a number, an option index, or a list of item texts."
+        )
+
+    def to_representation(self, value):
+        return value
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string"},
+            {"type": "number"},
+            {"type": "integer"},
+            {"type": "array", "items": {"type": "string"}},
+        ]
+    }
+)
+class DocumentedAnswerField(AnswerField):
+    pass
+
+
+class SubmitSerializer(serializers.Serializer):
+    position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
+    answer = DocumentedAnswerField(
+        help_text=(
+            "Multiple choice: the 0-based option index (or the option's text). Free text: the "
+            'number as typed, e.g. "1.2 million". Ranking: the item texts in order.'
+        )
+    )
+    client_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=24 * 3600 * 1000,
+        required=False,
+        allow_null=True,
+        help_text="Time on the trial: milliseconds from showing the chart to the answer, by the "
+        "client's clock.",
+    )
+    interactions = serializers.IntegerField(
+        min_value=0,
+        max_value=100_000,
+        required=False,
+        allow_null=True,
+        help_text="How many answer-changing actions the participant made (a choice, an edit of "
+        "the typed number, a ranking item placed or moved). Required for rankings, and at "
+        "least 1: a ranking reported as given without any interaction is refused.",
+    )
+    first_interaction_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=24 * 3600 * 1000,
+        required=False,
+        allow_null=True,
+        help_text="Milliseconds from showing the chart to the first of those actions.",
+    )
+    idempotency_key = serializers.RegexField(
+        r"^[A-Za-z0-9_.:-]{1,64}$",
+        required=False,
+        allow_blank=True,
+        help_text="Any unique string per trial; a retry with the same key returns the stored answer.",
+    )
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    stored = serializers.BooleanField()
+    duplicate = serializers.BooleanField(
+        help_text="True when this repeated an answer already stored."
+    )
+    position = serializers.IntegerField()
+    session = SessionStateSerializer()
+
+
+class DeclinedSerializer(serializers.Serializer):
+    status = SessionStatusField()
+    detail = serializers.CharField()
