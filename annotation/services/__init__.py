@@ -12,15 +12,12 @@ from annotation.services.projects import (
     project_join,
     project_update,
 )
-from annotation.services.queue import (
-    QueueError,
+from annotation.services.queue import QueueError, assignment_next, leases_expire
+from annotation.services.queue_moves import assignment_reassign, assignment_release
+from annotation.services.queue_work import (
     assignment_draft_save,
-    assignment_next,
-    assignment_reassign,
-    assignment_release,
     assignment_skip,
     assignment_submit,
-    leases_expire,
 )
 
 __all__ = [

@@ -12,6 +12,7 @@ import random
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.assignment.strategy import control_due
 from annotation.models import (
     GoldItem,
     LabelSet,
@@ -21,7 +22,7 @@ from annotation.models import (
 )
 from annotation.selectors.quality import unseen_controls
 from annotation.services.quality.common import QualityError, category_keys, policy_for
-from annotation.services.quality.scoring import control_due, score_labels
+from annotation.services.quality.scoring import score_labels
 from core.services.audit import audit_record
 
 # SystemRandom: annotators cannot reconstruct the draws from earlier ones.
@@ -75,12 +76,13 @@ def control_wanted(*, project: Project, qualification: Qualification | None) -> 
 
 
 def control_candidates(*, project: Project, annotator):
-    """Control items this annotator has never had, in random order.
+    """Control items this annotator has never had.
 
-    The queue picks from these exactly as it picks ordinary items (one locking
-    query, SKIP LOCKED), then leases the item through the same code.
+    The queue orders them by its strategy's control order and picks from them
+    exactly as it picks ordinary items (one locking query, SKIP LOCKED), then
+    leases the item through the same code.
     """
-    return unseen_controls(project=project, annotator=annotator).order_by("?")
+    return unseen_controls(project=project, annotator=annotator)
 
 
 def control_tally(*, qualification: Qualification | None, control: bool) -> None:

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The control rate is part of the assignment rule; imported here for older callers.
+from annotation.assignment.strategy import control_due  # noqa: F401
+
 
 @dataclass(frozen=True)
 class Score:
@@ -74,20 +77,3 @@ def score_many(pairs, keys) -> Score:
     for answer, gold in pairs:
         total = total + score_labels(answer, gold, keys)
     return total
-
-
-def control_due(*, taken: int, given: int, rate: float, draw: float) -> bool:
-    """Whether the next item an annotator gets should be a control item.
-
-    A random draw keeps controls unpredictable; the bounds keep the share within
-    about one item of ``rate`` over any stretch, so a run of luck neither floods
-    an annotator with controls nor leaves them unchecked.
-    """
-    if rate <= 0:
-        return False
-    expected = (taken + 1) * rate
-    if given + 1 > expected + 1:
-        return False
-    if expected - given >= 2:
-        return True
-    return draw < rate

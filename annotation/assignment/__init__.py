@@ -1,0 +1,1 @@
+"""The annotation queue's assignment rules as plain code; annotation/services/queue.py applies them."""

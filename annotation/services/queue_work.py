@@ -1,0 +1,155 @@
+"""The annotator's writes on a lease: drafts, submits and skips.
+
+Each locks the item's row first and the assignment's second, the order every
+queue write keeps (annotation/services/queue.py), so writers never deadlock.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.labels import LabelProblem, clean_labels
+from annotation.models import Assignment, Item, LabelSet, Project
+from annotation.services.quality import control_record
+from annotation.services.queue import QueueError, items_recount
+from annotation.services.reports.jobs import report_labels_arrived
+from core.models import User
+
+State = Assignment.State
+MAX_SKIP_REASON = 1000
+
+
+def _category_keys(project: Project) -> list[str]:
+    return list(project.categories.order_by("position", "pk").values_list("key", flat=True))
+
+
+def _clean(item: Item, labels, keys: list[str]) -> list[list[str]]:
+    try:
+        return clean_labels(labels, sentences=len(item.sentences), keys=keys)
+    except LabelProblem as exc:
+        raise ValidationError({"labels": [str(exc)]}) from None
+
+
+def _active(assignment: Assignment, reported, now) -> float:
+    """Active seconds as the page measured them, but never growing faster than the clock."""
+    if reported is None:
+        return assignment.active_seconds
+    try:
+        reported = float(reported)
+    except (TypeError, ValueError):
+        raise ValidationError({"active_seconds": ["Send a number of seconds."]}) from None
+    since = assignment.draft_saved_at or assignment.leased_at
+    ceiling = assignment.active_seconds + max((now - since).total_seconds(), 0) + 5
+    return max(assignment.active_seconds, min(max(reported, 0.0), ceiling))
+
+
+def _ended_message(assignment: Assignment) -> str:
+    if assignment.state == State.SUBMITTED:
+        return "You already submitted this item; your first labels are kept."
+    if assignment.state == State.SKIPPED:
+        return "You skipped this item, so it cannot be submitted."
+    if assignment.state == State.RELEASED:
+        return "The researcher released this item from you; ask for the next item."
+    return "Your lease on this item expired and the item went back to the pool."
+
+
+def _locked_own(assignment_id: int, annotator: User) -> Assignment:
+    """The annotator's assignment, its item locked first, then the assignment."""
+    item_id = (
+        Item.objects.filter(assignments__pk=assignment_id, assignments__annotator=annotator)
+        .select_for_update(of=("self",))
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if item_id is None:
+        raise QueueError("No such item is assigned to you.", status=404, code="not_found")
+    return (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("project", "item")
+        .get(pk=assignment_id)
+    )
+
+
+def _expire_now(assignment: Assignment, now) -> None:
+    assignment.state = State.EXPIRED
+    assignment.finished_at = now
+    assignment.save(update_fields=["state", "finished_at"])
+    items_recount([assignment.item_id])
+
+
+def assignment_draft_save(
+    *, assignment_id: int, annotator: User, labels, active_seconds=None
+) -> Assignment:
+    """Keep the labels the annotator has so far, so a reload or another device resumes them."""
+    now = timezone.now()
+    with transaction.atomic():
+        assignment = _locked_own(assignment_id, annotator)
+        if assignment.state == State.LEASED and assignment.expires_at <= now:
+            _expire_now(assignment, now)
+        elif assignment.state == State.LEASED:
+            keys = _category_keys(assignment.project)
+            assignment.draft = _clean(assignment.item, labels, keys)
+            assignment.active_seconds = _active(assignment, active_seconds, now)
+            assignment.draft_saved_at = now
+            assignment.save(update_fields=["draft", "active_seconds", "draft_saved_at"])
+            return assignment
+    raise QueueError(_ended_message(assignment))
+
+
+def assignment_submit(
+    *, assignment_id: int, annotator: User, labels, active_seconds=None
+) -> LabelSet:
+    """Store the annotator's label set; the first submit of an assignment is the one kept."""
+    now = timezone.now()
+    with transaction.atomic():
+        assignment = _locked_own(assignment_id, annotator)
+        if assignment.state == State.LEASED and assignment.expires_at <= now:
+            _expire_now(assignment, now)
+        elif assignment.state == State.LEASED:
+            keys = _category_keys(assignment.project)
+            cleaned = _clean(assignment.item, labels, keys)
+            active = _active(assignment, active_seconds, now)
+            label_set = LabelSet.objects.create(
+                assignment=assignment,
+                project_id=assignment.project_id,
+                item_id=assignment.item_id,
+                annotator=annotator,
+                labels=cleaned,
+                active_seconds=active,
+                submitted_at=now,
+            )
+            Assignment.objects.filter(pk=assignment.pk).update(
+                state=State.SUBMITTED, finished_at=now, active_seconds=active, draft=None
+            )
+            Item.objects.filter(pk=assignment.item_id).update(
+                submitted_count=F("submitted_count") + 1
+            )
+            # Scores the label set against gold if the item is a control (the
+            # label set is kept; selectors.quality leaves it out of the data).
+            control_record(label_set=label_set, keys=keys)
+            report_labels_arrived(project_id=assignment.project_id)
+            return label_set
+    raise QueueError(_ended_message(assignment))
+
+
+def assignment_skip(*, assignment_id: int, annotator: User, reason: str) -> Assignment:
+    """Give an item back with a reason; the annotator is not offered it again."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": ["Say briefly why you skip this item."]})
+    if len(reason) > MAX_SKIP_REASON:
+        raise ValidationError({"reason": [f"Keep the reason under {MAX_SKIP_REASON} characters."]})
+    now = timezone.now()
+    with transaction.atomic():
+        assignment = _locked_own(assignment_id, annotator)
+        if assignment.state in (State.SUBMITTED, State.SKIPPED):
+            raise QueueError(_ended_message(assignment))
+        assignment.state = State.SKIPPED
+        assignment.skip_reason = reason
+        assignment.finished_at = now
+        assignment.save(update_fields=["state", "skip_reason", "finished_at"])
+        items_recount([assignment.item_id])
+    return assignment
