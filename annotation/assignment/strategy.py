@@ -10,7 +10,9 @@ retries when a race is lost, and keeps the counters.
 
 A strategy may only order by the facts on ``Candidate``: each one is a column
 the adapter knows, so the database applies exactly the order ``sort_candidates``
-applies here. A new fact needs a field here and a column in the adapter's map.
+applies here. A new fact needs a field here and a column in the adapter's map;
+a new order wants an index on Item in that order (as ``item_queue_order`` is for
+the default) so the locking query walks an index. The README says how to add one.
 """
 
 from __future__ import annotations
