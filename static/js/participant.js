@@ -73,7 +73,9 @@
     });
   });
 
-  // --- ranking: items start unplaced; the participant places each, then may reorder
+  // --- ranking: one list; every item starts unplaced with a Place button in its rank slot.
+  // Placed items stand first, numbered in the participant's order, and may be reordered;
+  // the items still to place follow them. One list keeps the whole question in view.
   document.querySelectorAll("[data-ranking]").forEach(enhanceRanking);
 
   function enhanceRanking(list) {
@@ -84,41 +86,34 @@
     const all = Array.from(list.querySelectorAll(".rank-item"));
     const textOf = (item) => item.querySelector(".rank-text").textContent.trim();
     const note = () => form && form.noteInteraction && form.noteInteraction();
-
-    // Two lists: the participant's order (the original <ol>, emptied) and the items to place.
-    list.classList.add("is-enhanced", "rank-placed");
-    const placedHeading = heading("Your order", "rank-placed-heading");
-    list.setAttribute("aria-labelledby", "rank-placed-heading");
-    const empty = document.createElement("li");
-    empty.className = "rank-empty";
-    empty.textContent = "Nothing placed yet.";
-    const poolHeading = heading("Still to place", "rank-pool-heading");
-    const pool = document.createElement("ul");
-    pool.className = "ranking rank-pool is-enhanced";
-    pool.setAttribute("aria-labelledby", "rank-pool-heading");
-    list.before(placedHeading);
-    list.after(poolHeading, pool);
+    const count = document.createElement("p");
+    count.className = "rank-count";
+    count.setAttribute("aria-hidden", "true"); // the live status below says the same
+    list.classList.add("is-enhanced");
+    list.before(count);
 
     all.forEach((item) => {
       item.setAttribute("aria-roledescription", "sortable item");
-      const handle = span("rank-handle", "⠿");
-      const place = span("rank-place", "");
-      item.insertBefore(place, item.firstChild);
-      item.insertBefore(handle, item.firstChild);
+      const slot = span("rank-slot", "");
+      slot.append(
+        span("rank-handle", "⠿", true),
+        span("rank-place", "", true),
+        button("rank-add", "Place", `Place ${textOf(item)}`)
+      );
+      item.insertBefore(slot, item.firstChild);
       const controls = span("rank-controls", "");
       controls.append(
-        button("rank-add", "Place", `Place ${textOf(item)}`),
         button("rank-up", "↑", "Move up"),
         button("rank-down", "↓", "Move down"),
         button("rank-remove", "✕", `Take ${textOf(item)} out of your order`)
       );
       item.appendChild(controls);
-      controls.querySelector(".rank-add").addEventListener("click", () => placeNext(item));
+      slot.querySelector(".rank-add").addEventListener("click", () => placeNext(item));
       controls.querySelector(".rank-up").addEventListener("click", () => move(item, -1, true));
       controls.querySelector(".rank-down").addEventListener("click", () => move(item, 1, true));
       controls.querySelector(".rank-remove").addEventListener("click", () => unplace(item));
       item.addEventListener("click", (event) => {
-        if (item.parentElement === pool && !event.target.closest("button")) placeNext(item);
+        if (!isPlaced(item) && !event.target.closest("button")) placeNext(item);
       });
       item.addEventListener("keydown", (event) => onKey(event, item));
       item.addEventListener("pointerdown", (event) => startDrag(event, item));
@@ -127,32 +122,31 @@
     // A refused answer comes back with its ranks: those items start placed, in that order.
     const rankOf = (item) => parseInt(item.querySelector(".rank-select").value, 10) || 0;
     const placedFirst = all.filter((item) => rankOf(item) > 0).sort((a, b) => rankOf(a) - rankOf(b));
-    placedFirst.forEach((item) => list.appendChild(item));
-    all.filter((item) => rankOf(item) === 0).forEach((item) => pool.appendChild(item));
+    placedFirst.forEach((item) => item.classList.add("is-placed"));
+    placedFirst.concat(all.filter((item) => rankOf(item) === 0)).forEach((item) => list.appendChild(item));
     sync(false);
 
     list.rankingIncomplete = () => {
       const left = poolItems().length;
       if (!left) return false;
-      missing.textContent = `Please place every item first: ${left} still to place.`;
-      missing.hidden = false;
+      showMissing(left);
       poolItems()[0].querySelector(".rank-add").focus();
       return true;
     };
 
-    function heading(text, id) {
-      const p = document.createElement("p");
-      p.className = "rank-heading";
-      p.id = id;
-      p.textContent = text;
-      return p;
+    // The message for a refused Next takes the count's line, so the list does not move
+    // down and Next stays where it was; it follows what is still to place.
+    function showMissing(left) {
+      missing.textContent = `Please place every item first: ${left} still to place.`;
+      missing.hidden = left === 0;
+      count.hidden = left > 0;
     }
 
-    function span(className, text) {
+    function span(className, text, hidden = false) {
       const element = document.createElement("span");
       element.className = className;
       element.textContent = text;
-      if (className !== "rank-controls") element.setAttribute("aria-hidden", "true");
+      if (hidden) element.setAttribute("aria-hidden", "true");
       return element;
     }
 
@@ -165,17 +159,28 @@
       return element;
     }
 
+    function isPlaced(item) {
+      return item.classList.contains("is-placed");
+    }
+
     function placedItems() {
-      return Array.from(list.querySelectorAll(".rank-item"));
+      return Array.from(list.querySelectorAll(".rank-item.is-placed"));
     }
 
     function poolItems() {
-      return Array.from(pool.querySelectorAll(".rank-item"));
+      return Array.from(list.querySelectorAll(".rank-item:not(.is-placed)"));
+    }
+
+    // Where a placed item may go last: before the first item still to place.
+    function firstUnplaced() {
+      return list.querySelector(".rank-item:not(.is-placed)");
     }
 
     function placeNext(item) {
-      const next = poolItems()[poolItems().indexOf(item) + 1] || poolItems()[0];
-      list.appendChild(item);
+      const pool = poolItems();
+      const next = pool[pool.indexOf(item) + 1] || pool[0];
+      item.classList.add("is-placed");
+      list.insertBefore(item, firstUnplaced());
       note();
       sync(true, item);
       const focusTarget = next && next !== item ? next.querySelector(".rank-add") : item;
@@ -183,7 +188,8 @@
     }
 
     function unplace(item) {
-      pool.appendChild(item);
+      item.classList.remove("is-placed");
+      list.appendChild(item);
       note();
       sync(true, item);
       item.querySelector(".rank-add").focus();
@@ -208,16 +214,16 @@
 
     function onKey(event, item) {
       if (event.target !== item) return;
-      const inPool = item.parentElement === pool;
-      if (inPool && (event.key === "Enter" || event.key === " ")) {
+      const placed = isPlaced(item);
+      if (!placed && (event.key === "Enter" || event.key === " ")) {
         event.preventDefault();
         placeNext(item);
-      } else if (!inPool && (event.altKey || event.ctrlKey) && /^Arrow(Up|Down)$/.test(event.key)) {
+      } else if (placed && (event.altKey || event.ctrlKey) && /^Arrow(Up|Down)$/.test(event.key)) {
         event.preventDefault();
         move(item, event.key === "ArrowUp" ? -1 : 1, false);
       } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
         event.preventDefault();
-        const siblings = inPool ? poolItems() : placedItems();
+        const siblings = placed ? placedItems() : poolItems();
         const next = siblings[siblings.indexOf(item) + (event.key === "ArrowUp" ? -1 : 1)];
         if (next) next.focus();
       }
@@ -242,15 +248,11 @@
         item.querySelector(".rank-place").textContent = "";
         item.setAttribute("aria-label", `${textOf(item)}, not placed yet`);
       });
-      if (placed.length) empty.remove();
-      else list.appendChild(empty);
       const left = poolItems().length;
-      poolHeading.hidden = pool.hidden = left === 0;
+      count.textContent = left ? `${placed.length} of ${n} placed` : `All ${n} placed`;
+      count.classList.toggle("is-complete", left === 0);
       // An error shown for a refused Next follows what is still to place.
-      if (missing && !missing.hidden) {
-        if (left) missing.textContent = `Please place every item first: ${left} still to place.`;
-        else missing.hidden = true;
-      }
+      if (missing && !missing.hidden) showMissing(left);
       if (announce && moved && status) {
         const where = placed.indexOf(moved);
         status.textContent =
@@ -261,7 +263,7 @@
     }
 
     function startDrag(event, item) {
-      if (item.parentElement !== list) return;
+      if (!isPlaced(item)) return;
       if (event.button !== 0 || event.target.closest("button, select")) return;
       event.preventDefault();
       // Capture on the list, not the item: the item moves in the DOM while dragged,
@@ -271,7 +273,8 @@
       const startIndex = placedItems().indexOf(item);
       const onMove = (e) => {
         const others = placedItems().filter((other) => other !== item);
-        let before = null;
+        // Dropped below the placed items, it goes last among them, never among those to place.
+        let before = firstUnplaced();
         for (const other of others) {
           const box = other.getBoundingClientRect();
           if (e.clientY < box.top + box.height / 2) {
@@ -279,8 +282,7 @@
             break;
           }
         }
-        const next = item.nextElementSibling;
-        if (before !== next) list.insertBefore(item, before);
+        if (before !== item.nextElementSibling) list.insertBefore(item, before);
       };
       const onUp = () => {
         item.classList.remove("is-dragging");

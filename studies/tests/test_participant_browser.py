@@ -21,6 +21,9 @@ SCREENS = (
 )
 PID = "60f7a1b2c3d4e5f6a7b8c9d0"
 KEY = ["Alpha", "Beta", "Gamma"]
+# A ranking is one list: the placed items first, in order, then those still to place.
+PLACED = ".ranking .rank-item.is-placed"
+UNPLACED = ".ranking .rank-item:not(.is-placed)"
 
 
 def shot(page, name):
@@ -35,7 +38,7 @@ def current(session):
 
 def rank_items(page):
     """The items the participant has placed, in their order."""
-    return [t.strip() for t in page.locator(".rank-placed .rank-item .rank-text").all_inner_texts()]
+    return [t.strip() for t in page.locator(f"{PLACED} .rank-text").all_inner_texts()]
 
 
 def refused_until_placed(page, trial):
@@ -49,12 +52,21 @@ def refused_until_placed(page, trial):
 def drag_into_order(page, trial):
     assert rank_items(page) == []  # nothing is ranked for the participant
     refused_until_placed(page, trial)
-    for text in reversed(KEY):  # placed in the wrong order, then dragged into the right one
-        page.locator(".rank-pool .rank-item").filter(has_text=text).click()
-    assert rank_items(page) == list(reversed(KEY))
+    for text in reversed(KEY[1:]):  # placed in the wrong order, then dragged into the right one
+        page.locator(UNPLACED).filter(has_text=text).click()
+    # Dropped below the items still to place, a placed item goes last among the placed.
+    s, d = page.locator(PLACED).first.bounding_box(), page.locator(UNPLACED).last.bounding_box()
+    page.mouse.move(s["x"] + s["width"] / 2, s["y"] + s["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(d["x"] + d["width"] / 2, d["y"] + d["height"] - 2, steps=12)
+    page.mouse.up()
+    assert rank_items(page) == [KEY[1], KEY[2]]
+    assert [t.strip() for t in page.locator(f"{UNPLACED} .rank-text").all_inner_texts()] == KEY[:1]
+    page.locator(UNPLACED).filter(has_text=KEY[0]).click()
+    assert rank_items(page) == [KEY[1], KEY[2], KEY[0]]
     page.get_by_role("button", name="Next").scroll_into_view_if_needed()
     for target, text in enumerate(KEY):
-        items = page.locator(".rank-placed .rank-item")
+        items = page.locator(PLACED)
         source = items.filter(has_text=text)
         destination = items.nth(target)
         if rank_items(page).index(text) == target:
@@ -69,11 +81,11 @@ def drag_into_order(page, trial):
 
 def keyboard_into_order(page, trial):
     # Enter on each item's Place button, in the order the pool lists them; focus moves on.
-    page.locator(".rank-pool .rank-add").first.focus()
-    while page.locator(".rank-pool .rank-item").count():
+    page.locator(f"{UNPLACED} .rank-add").first.focus()
+    while page.locator(UNPLACED).count():
         page.keyboard.press("Enter")
     for target, text in enumerate(KEY):
-        item = page.locator(".rank-placed .rank-item").filter(has_text=text)
+        item = page.locator(PLACED).filter(has_text=text)
         item.focus()
         for _ in range(rank_items(page).index(text) - target):
             page.keyboard.press("Alt+ArrowUp")

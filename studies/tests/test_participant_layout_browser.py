@@ -4,7 +4,9 @@ For every trial of a demo session (multiple choice, number and ranking questions
 instructed-response and the sanity-chart checks) the test measures the bounding boxes of
 the chart, the prompt, every option or the number box, and Next, and fails when one of
 them is not entirely inside the viewport at 1280x720, 1366x768, 1440x900 (side by side)
-or 390x844 (a phone, for a study that allows phones).
+or 390x844 (a phone, for a study that allows phones). A ranking is measured in each of
+its states: as it opens (nothing placed), after a refused Next (with its message), and
+with every item placed, since each state has its own height.
 """
 
 import os
@@ -49,6 +51,8 @@ MEASURE = """() => {
   const chart = document.querySelector(".trial .chart img");
   if (chart) boxes.push(box("chart", chart));
   boxes.push(box("prompt", document.querySelector("#trial-prompt")));
+  document.querySelectorAll(".answer-form [role=alert]:not([hidden])")
+    .forEach((el) => boxes.push(box(`message "${el.textContent.trim()}"`, el)));
   document.querySelectorAll(".answer-form .choice, .answer-form .rank-item")
     .forEach((el, i) => boxes.push(box(`option ${i + 1}`, el)));
   const number = document.querySelector("#answer-number");
@@ -116,9 +120,9 @@ def measure(page):
     return measured
 
 
-def check_view(page, trial, size, *, side_by_side: bool) -> None:
+def check_view(page, trial, size, *, side_by_side: bool, state: str = "") -> None:
     measured = measure(page)
-    label = f"{size[0]}x{size[1]} trial {trial.position + 1} ({kind_of(trial)})"
+    label = f"{size[0]}x{size[1]} trial {trial.position + 1} ({kind_of(trial)}{state})"
     answer_type, options, _key, _tol = svc.trial_spec(trial)
     shown = [b for b in measured["boxes"] if b["name"].startswith("option ")]
     if answer_type == AnswerType.FREE_TEXT:
@@ -133,22 +137,59 @@ def check_view(page, trial, size, *, side_by_side: bool) -> None:
         assert chart["height"] >= 0.7 * measured["height"], label
 
 
+def check_sizes(page, trial, sizes, *, side_by_side: bool, state: str, shoot: bool) -> None:
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        check_view(page, trial, (width, height), side_by_side=side_by_side, state=state)
+        if shoot:
+            shot(page, f"{width}x{height}-{kind_of(trial)}{state.replace(', ', '-')}")
+
+
+def rank_by_hand(page, trial, sizes, *, side_by_side: bool, shoot: bool) -> dict:
+    """Refuse an unplaced ranking, place every item, measuring each state; what the form reports."""
+    page.wait_for_selector("form[data-trial-form][data-ready]", state="attached")
+    page.get_by_role("button", name="Next").click()
+    page.locator("[data-ranking-missing]").wait_for()
+    check_sizes(page, trial, sizes, side_by_side=side_by_side, state=", refused", shoot=shoot)
+    unplaced = page.locator(".ranking .rank-item:not(.is-placed) .rank-add")
+    while unplaced.count():
+        unplaced.first.click()
+    assert page.locator("[data-ranking-missing]").is_hidden()
+    check_sizes(page, trial, sizes, side_by_side=side_by_side, state=", placed", shoot=shoot)
+    form = page.locator("form[data-trial-form]")
+    return {
+        "answer": [t.strip() for t in form.locator(".rank-item .rank-text").all_inner_texts()],
+        "interactions": int(form.locator("input[name=interactions]").input_value()),
+        "first_interaction_ms": int(form.locator("input[name=first_interaction_ms]").input_value()),
+    }
+
+
 def take_and_measure(page, session, sizes, *, side_by_side: bool):
-    """Go through every trial of the session, measuring each at every size; the kinds seen."""
+    """Go through every trial of the session, measuring each at every size; the kinds seen.
+
+    Rankings are placed by hand in the page, and their answer is recorded with what the
+    page reports (order, interactions, time to the first one) under the JSON flow's rule
+    that a ranking must report its interactions.
+    """
     seen = set()
     while (trial := trial_current(session)) is not None:
         page.reload()
         page.get_by_text(f"Chart {trial.position + 1} of {session.trial_count}").wait_for()
         page.wait_for_function("() => document.fonts.status === 'loaded'")
         kind = kind_of(trial)
-        for width, height in sizes:
-            page.set_viewport_size({"width": width, "height": height})
-            check_view(page, trial, (width, height), side_by_side=side_by_side)
-            if kind not in seen:
-                shot(page, f"{width}x{height}-{kind}")
+        shoot = kind not in seen
+        check_sizes(page, trial, sizes, side_by_side=side_by_side, state="", shoot=shoot)
         seen.add(kind)
+        given = {"answer": answer_for(trial)}
+        if svc.trial_spec(trial)[0] == AnswerType.RANKING:
+            given = rank_by_hand(page, trial, sizes, side_by_side=side_by_side, shoot=shoot)
+            assert given["interactions"] >= len(given["answer"]), kind
         svc.response_record(
-            token=session.token, position=trial.position, answer=answer_for(trial), client_ms=5000
+            token=session.token,
+            position=trial.position,
+            client_ms=5000,
+            interaction_required=True,
+            **given,
         )
         session.refresh_from_db()
     return seen
