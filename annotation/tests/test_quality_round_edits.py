@@ -28,7 +28,7 @@ ONE_TWO_THREE = ["Round one", "Round two", "Round three"]
 
 @pytest.fixture
 def three(project, make_items, researcher):
-    return with_three_rounds(project, make_items, researcher)
+    return with_three_rounds(project, make_items, researcher, max_attempts=1)
 
 
 def _refused(call, **kwargs) -> QualityError:

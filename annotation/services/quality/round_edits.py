@@ -170,13 +170,17 @@ def _settings(round_: QualificationRound) -> dict:
         "title": round_.title,
         "rule": round_.rule,
         "pass_mark": round_.pass_mark,
+        "items_per_attempt": round_.items_per_attempt,
         "gold_items": sorted(g.item_id for g in round_.gold_items.all()),
     }
 
 
+KEEP = object()  # items_per_attempt's "leave as it is" (None there means "all items")
+
+
 def round_update(*, project: Project, round_id: int, actor, title: str | None = None,
-                 gold_items=None, rule: str | None = None,
-                 pass_mark: float | None = None) -> QualificationRound:  # fmt: skip
+                 gold_items=None, rule: str | None = None, pass_mark: float | None = None,
+                 items_per_attempt=KEEP) -> QualificationRound:  # fmt: skip
     """Change a round; ``None`` leaves a setting as it is.
 
     Values equal to the current ones are no change, so a form that sends every field
@@ -195,6 +199,9 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
             "title": before["title"] if title is None else title,
             "rule": before["rule"] if rule is None else rule,
             "pass_mark": before["pass_mark"] if pass_mark is None else float(pass_mark),
+            "items_per_attempt": (
+                before["items_per_attempt"] if items_per_attempt is KEEP else items_per_attempt
+            ),
             "gold_items": before["gold_items"],
         }
         golds = None if gold_items is None else list(gold_items)
@@ -206,14 +213,20 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
             rule=after["rule"],
             pass_mark=after["pass_mark"],
         )
+        pool = len(after["gold_items"])
+        if after["items_per_attempt"] is not None and not 1 <= after["items_per_attempt"] <= pool:
+            raise QualityError(
+                f"Captions per attempt is between 1 and the round's {pool} gold items.",
+                status=400, code="invalid",
+            )  # fmt: skip
         changed = [key for key in before if before[key] != after[key]]
         if not changed:
             return round_
         if set(changed) - {"title"}:
             _refuse(settings_refusal(round_, attempted_by_round([round_]).get(round_.pk, 0)))
-        for key in ("title", "rule", "pass_mark"):
+        for key in ("title", "rule", "pass_mark", "items_per_attempt"):
             setattr(round_, key, after[key])
-        round_.save(update_fields=["title", "rule", "pass_mark"])
+        round_.save(update_fields=["title", "rule", "pass_mark", "items_per_attempt"])
         if "gold_items" in changed:
             round_.gold_items.set(golds)
         audit_record(
