@@ -3,6 +3,8 @@ from django.core.management.base import BaseCommand
 from annotation.models import Project
 from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 
+DEMO_PARTICIPANT = "demo-participant-1"
+
 
 class Command(BaseCommand):
     help = "Print the demo's URLs and logins."
@@ -17,6 +19,7 @@ class Command(BaseCommand):
             f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",
             f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
             "                    and 'annotator-new' (same password), who still has to pass the qualification rounds",
+            "                    (two attempts per round); `make demo-reset` puts the demo back to its first state",
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]
@@ -26,7 +29,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(slug=STUDY_SLUG).first()
         if study:
             lines.append(
-                f"  Participant link  {base}/s/{study.slug}/?pid=demo-participant-1   ({study.title})"
+                f"  Participant link  {base}/s/{study.slug}/?pid={DEMO_PARTICIPANT}   ({study.title})"
             )
         for project in Project.objects.all()[:3]:
             lines.append(
