@@ -51,16 +51,26 @@ def draw_items(
 
 
 def review_open(
-    *, show_gold: bool, passed: bool | None, attempts_left: int, fresh: int, per_attempt: int
+    *,
+    show_gold: bool,
+    passed: bool | None,
+    attempts_left: int,
+    fresh: int,
+    per_attempt: int,
+    retry_repeats: bool | None = None,
 ) -> bool:
     """Whether an annotator may see the researchers' labels of their latest finished attempt.
 
-    ``attempts_left`` counts the attempts still allowed at the round and ``fresh`` the
-    pool items never asked yet. With attempts left, the labels are shown only if every
-    attempt left can be given items the annotator has not seen.
+    ``attempts_left`` counts the attempts not started yet and ``fresh`` the pool items
+    no attempt has asked. ``retry_repeats`` is None when no attempt is in progress, else
+    whether the one in progress asks an item an earlier attempt asked. The labels are
+    shown once nothing is left to take, or when neither the attempt in progress nor any
+    attempt left can ask an item the annotator has seen.
     """
     if not show_gold or passed is None:
         return False
-    if passed or attempts_left <= 0:
+    if retry_repeats is None and (passed or attempts_left <= 0):
         return True
+    if retry_repeats:
+        return False
     return fresh >= per_attempt * attempts_left

@@ -92,12 +92,18 @@ def review_state(*, policy, qualification, round_, attempt) -> tuple[bool, str]:
     left = max(0, attempts_allowed(qualification, round_, policy) - len(attempts))
     if qualification.state == State.ELIMINATED:
         left = 0
+    in_progress = next((a for a in attempts if a.finished_at is None), None)
+    repeats = None
+    if in_progress is not None:
+        earlier = {pk for a in attempts if a.finished_at for pk in a.gold_ids}
+        repeats = bool(earlier & set(in_progress.gold_ids))
     opened = review_open(
         show_gold=True,
         passed=attempt.passed,
         attempts_left=left,
         fresh=fresh_left(pool, [a.gold_ids for a in attempts]),
         per_attempt=round_size(round_, pool),
+        retry_repeats=repeats,
     )
     return opened, ("" if opened else HIDDEN_FOR_RETRY)
 

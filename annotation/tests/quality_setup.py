@@ -72,6 +72,16 @@ def round_titles(project):
     return [t for _, t in rows]
 
 
+# One error per caption, a different one each time, so one caption's gold says nothing
+# about another's.
+POOL_GOLD = [
+    [["value_error"], []],
+    [[], ["trend_error"]],
+    [["label_error"], []],
+    [[], ["magnitude_error"]],
+]
+
+
 def with_pool(project, make_items, researcher, *, pool=4, per_attempt=2, **policy):
     """Round 1 draws ``per_attempt`` of ``pool`` gold captions; round 2 has one caption.
 
@@ -83,8 +93,9 @@ def with_pool(project, make_items, researcher, *, pool=4, per_attempt=2, **polic
         (item,) = make_items(
             project, 1, sentences=(f"Pool caption {n} says 1{n}.4% in 2010.", f"It fell {n}.")
         )
-        golds.append(gold_set(project=project, item=item, labels=GOLD_A, actor=researcher,
-                              explanation=f"Explained-{n}: the value is wrong."))  # fmt: skip
+        labels = POOL_GOLD[n % len(POOL_GOLD)]
+        golds.append(gold_set(project=project, item=item, labels=labels, actor=researcher,
+                              explanation=f"Explained-{n}: one error."))  # fmt: skip
     (b,) = make_items(project, 1)
     gb = gold_set(project=project, item=b, labels=GOLD_B, actor=researcher)
     r1 = round_create(project=project, title="Round one", gold_items=golds,

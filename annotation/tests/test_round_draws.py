@@ -38,3 +38,11 @@ def test_gold_is_shown_after_a_failed_attempt_only_if_every_attempt_left_gets_fr
     assert review_open(**{**shown, "passed": True}, attempts_left=1, fresh=0) is True
     assert review_open(**{**shown, "show_gold": False}, attempts_left=0, fresh=9) is False
     assert review_open(**{**shown, "passed": None}, attempts_left=0, fresh=9) is False
+
+
+def test_an_attempt_in_progress_keeps_the_labels_hidden_if_it_repeats_a_caption():
+    shown = {"show_gold": True, "passed": False, "per_attempt": 2}
+    # The last attempt is running: "no attempt left" no longer opens the labels.
+    assert review_open(**shown, attempts_left=0, fresh=0, retry_repeats=True) is False
+    assert review_open(**shown, attempts_left=0, fresh=0, retry_repeats=False) is True
+    assert review_open(**shown, attempts_left=1, fresh=0, retry_repeats=False) is False
