@@ -233,7 +233,11 @@ def round_result(
             expected = gold.labels[n] if opened else None
             marks = _marks(answer[n], expected, names)
             differs = opened and any(m["kind"] != "both" for m in marks)
-            sentences.append({"text": text, "marks": marks, "differs": differs})
+            sentences.append({
+                "text": text, "marks": marks, "differs": differs,
+                "has_yours": any(m["kind"] != "missed" for m in marks),
+                "has_expected": any(m["kind"] in ("both", "missed") for m in marks),
+            })  # fmt: skip
         items.append({"item": gold.item, "sentences": sentences,
                       "explanation": gold.explanation if opened else ""})  # fmt: skip
     used, next_at = retry_at(q, round_, policy)

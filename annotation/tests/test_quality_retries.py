@@ -90,7 +90,7 @@ def test_the_result_page_shows_score_rule_and_differences_when_the_retry_is_fres
     assert "Round 1: not passed" in page and "0.00" in page and "pass mark 0.60" in page
     assert "F1 on error labels" in page
     assert page.count("mark-missed") == 2  # one value error per caption, both missed
-    assert "It asks different captions." in page and "1 attempt left." in page
+    assert "It asks captions you have not seen yet." in page and "1 attempt left." in page
     asked = RoundAttempt.objects.get(pk=attempt.pk).gold_ids
     result = client_for(anna).get(f"/api/v1/annotator/projects/{project.slug}/rounds/1/result/")
     data = result.json()
