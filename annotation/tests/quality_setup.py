@@ -129,3 +129,16 @@ def wait_out_cooldown(attempt):
     RoundAttempt.objects.filter(pk=attempt.pk).update(
         finished_at=attempt.finished_at - timedelta(days=8)
     )
+
+
+def qualify_pool(project, annotator):
+    """Pass both rounds of ``with_pool`` with the right answers."""
+    from annotation.selectors.attempts import attempt_gold
+    from annotation.services.quality import attempt_answer, attempt_start
+
+    for position in (1, 2):
+        attempt = attempt_start(project=project, annotator=annotator, position=position)
+        for index, gold in enumerate(attempt_gold(attempt), start=1):
+            attempt = attempt_answer(project=project, annotator=annotator, position=position,
+                                     index=index, labels=gold.labels)  # fmt: skip
+        assert attempt.passed
