@@ -46,5 +46,10 @@ class Migration(migrations.Migration):
             name='retry_delay_minutes',
             field=models.PositiveIntegerField(default=10, help_text='Wait between a failed attempt and the next one, in minutes.', validators=[django.core.validators.MaxValueValidator(10080)]),
         ),
+        migrations.AlterField(
+            model_name='qualitypolicy',
+            name='show_gold_after_round',
+            field=models.BooleanField(default=False, help_text='After each round, show the annotator the gold labels, as soon as doing so cannot give a retry away (the retry asks other captions, or no attempt is left).'),
+        ),
         migrations.RunPython(fill_attempt_items, migrations.RunPython.noop),
     ]

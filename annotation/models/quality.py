@@ -43,7 +43,11 @@ class QualityPolicy(models.Model):
         help_text="Wait between a failed attempt and the next one, in minutes.",
     )
     show_gold_after_round = models.BooleanField(
-        default=False, help_text="After each round, show the annotator the gold labels."
+        default=False,
+        help_text=(
+            "After each round, show the annotator the gold labels, as soon as doing so cannot "
+            "give a retry away (the retry asks other captions, or no attempt is left)."
+        ),
     )
     control_rate = models.FloatField(
         default=0.1,
