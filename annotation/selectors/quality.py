@@ -22,6 +22,7 @@ from annotation.models import (
     QualityPolicy,
     RoundAttempt,
 )
+from annotation.selectors.attempts import attempt_gold
 
 State, Work = Qualification.State, Qualification.Work
 
@@ -197,7 +198,7 @@ def answers_beside_gold(project: Project, annotator) -> list[dict]:
         .order_by("round__position", "number")
     )
     for attempt in attempts:
-        golds = attempt.round.gold_items.select_related("item").order_by("item__position", "pk")
+        golds = attempt_gold(attempt)  # the captions this attempt asked, not the whole pool
         items = []
         for gold in golds:
             answer = attempt.answers.get(str(gold.pk))

@@ -7,6 +7,7 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation.models import Qualification, QualityPolicy, RoundAttempt
+from annotation.selectors.quality import answers_beside_gold
 from annotation.selectors.standing import annotator_rounds
 from annotation.services import project_create
 from annotation.services.quality import (
@@ -76,6 +77,9 @@ def test_a_retry_asks_captions_the_annotator_has_not_seen(project, make_items, m
     assert second.number == 2 and len(second.gold_ids) == 2
     assert not set(first.gold_ids) & set(second.gold_ids)
     assert set(first.gold_ids + second.gold_ids) == {g.pk for g in setup["pool"]}
+    # The researcher's side-by-side view shows each attempt's own captions.
+    shown = [[e["gold"].pk for e in entry["items"]] for entry in answers_beside_gold(project, anna)]
+    assert shown == [first.gold_ids, second.gold_ids]
 
 
 def test_the_result_page_shows_score_rule_and_differences_when_the_retry_is_fresh(
