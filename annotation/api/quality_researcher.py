@@ -148,7 +148,8 @@ class RoundListView(APIView):
         try:
             created = round_create(project=project, title=data["title"], gold_items=golds, rule=data["rule"],
                                    pass_mark=data["pass_mark"], actor=request.user,
-                                   items_per_attempt=data.get("items_per_attempt"))  # fmt: skip
+                                   items_per_attempt=data.get("items_per_attempt"),
+                                   max_attempts=data.get("max_attempts"))  # fmt: skip
         except QualityError as exc:
             return Response(error_body(exc.message), status=exc.status)
         return Response(RoundSerializer(created).data, status=status.HTTP_201_CREATED)

@@ -173,7 +173,10 @@ class RoundSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = QualificationRound
-        fields = ["position", "title", "rule", "pass_mark", "items_per_attempt", "gold_items"]
+        fields = [
+            "position", "title", "rule", "pass_mark", "items_per_attempt", "max_attempts",
+            "gold_items",
+        ]  # fmt: skip
         read_only_fields = fields
 
     def get_gold_items(self, round_) -> list[int]:
@@ -193,6 +196,13 @@ class RoundInputSerializer(serializers.Serializer):
         allow_null=True,
         help_text="Captions one attempt asks, drawn from the items (unseen ones first); "
         "empty asks them all.",
+    )
+    max_attempts = serializers.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        allow_null=True,
+        help_text="Attempts at this round; empty uses the project's attempts per round.",
     )
 
 
@@ -242,6 +252,14 @@ class RoundPatchSerializer(serializers.Serializer):
         required=False,
         allow_null=True,
         help_text="Captions one attempt asks; null asks every gold item of the round.",
+    )
+    max_attempts = serializers.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        allow_null=True,
+        help_text="Attempts at this round (may change at any time; raising it re-opens the round "
+        "for annotators who used every attempt); null uses the project's attempts per round.",
     )
 
     def validate(self, attrs):

@@ -22,6 +22,11 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddField(
+            model_name='qualificationround',
+            name='max_attempts',
+            field=models.PositiveSmallIntegerField(blank=True, help_text="Attempts at this round; empty uses the project's attempts per round.", null=True, validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(10)]),
+        ),
+        migrations.AddField(
             model_name='qualification',
             name='extra_attempts',
             field=models.JSONField(blank=True, default=dict),

@@ -110,6 +110,13 @@ class QualificationRound(models.Model):
     pass_mark = models.FloatField(
         default=DEFAULT_PASS_MARK, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
     )
+    # Empty: the project's "attempts per round"; raising either re-opens the round.
+    max_attempts = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(10)],
+        help_text="Attempts at this round; empty uses the project's attempts per round.",
+    )
     # The round's gold items are a pool; each attempt asks this many of them, items the
     # annotator has not had first, so a retry can ask different items (see draws.py).
     items_per_attempt = models.PositiveSmallIntegerField(

@@ -35,12 +35,17 @@ HIDDEN_FOR_RETRY = (
 )
 
 
+def round_limit(round_: QualificationRound, policy) -> int:
+    """Attempts everyone has at ``round_``: its own limit, else the project's."""
+    return round_.max_attempts or policy.max_attempts
+
+
 def attempts_allowed(
     qualification: Qualification | None, round_: QualificationRound, policy
 ) -> int:
-    """The project's limit plus the attempts a researcher allowed this annotator on the round."""
+    """The round's limit plus the attempts a researcher allowed this annotator on it."""
     extra = (qualification.extra_attempts or {}).get(str(round_.pk), 0) if qualification else 0
-    return policy.max_attempts + int(extra)
+    return round_limit(round_, policy) + int(extra)
 
 
 def round_attempts(qualification: Qualification | None, round_: QualificationRound) -> list:

@@ -222,3 +222,36 @@ def test_the_quality_overview_and_the_annotator_api_use_the_same_state_keys(
         assert mine["state"] == rows[user.username][0]
         assert joined[0]["standing"]["state"] == rows[user.username][0]
         assert joined[0]["standing"]["state_label"] == rows[user.username][1]
+
+
+def test_raising_one_rounds_own_limit_reopens_that_round_even_after_attempts(
+    project, make_items, members, researcher, researcher_api, password
+):
+    setup = with_pool(project, make_items, researcher, max_attempts=1)
+    (anna,) = members(1)
+    fail_attempt(project, anna)
+    assert _state(anna) == "eliminated"
+    url = f"/api/v1/projects/{project.slug}/rounds/1/"
+    bad = researcher_api.patch(url, {"max_attempts": 11}, format="json")
+    assert bad.status_code == 400 and "max_attempts" in bad.json()["errors"]
+    raised = researcher_api.patch(url, {"max_attempts": 3}, format="json")
+    assert raised.status_code == 200 and raised.json()["max_attempts"] == 3
+    assert _state(anna) == "started"
+    entry = AuditEntry.objects.get(action="annotation.round_reopen")
+    assert entry.reason == "The attempt limit of round 1 was raised."
+    status = annotator_rounds(project=project, annotator=anna)
+    assert (status.rounds[0].attempts_allowed, status.rounds[1].attempts_allowed) == (3, 1)
+
+    # On the page the limit stays editable once the round was attempted; empty means the project's.
+    pages = Client()
+    pages.login(username=researcher.username, password=password)
+    edit = f"/annotation/projects/{project.slug}/quality/rounds/{setup['rounds'][0].pk}/edit/"
+    form = pages.get(edit).content.decode()
+    assert (
+        'name="max_attempts" value="3"' in form
+        and 'name="max_attempts" value="3" disabled' not in form
+    )
+    saved = pages.post(edit, {"title": "Round one", "max_attempts": ""}, follow=True)
+    assert "Round 1 saved." in saved.content.decode()
+    setup["rounds"][0].refresh_from_db()
+    assert setup["rounds"][0].max_attempts is None

@@ -58,6 +58,14 @@ class RoundForm(forms.Form):
         help_text="Fewer than the gold items chosen: each retry asks captions the annotator has "
         "not seen. Empty: every attempt asks them all.",
     )
+    max_attempts = forms.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        label="Attempts",
+        help_text="Attempts at this round. Empty: the project's attempts per round. Raising it "
+        "re-opens the round for annotators who used every attempt; it can change at any time.",
+    )
 
     def __init__(self, *args, project, **kwargs):
         super().__init__(*args, **kwargs)
@@ -77,7 +85,8 @@ def dashboard(request, slug: str):
             "project": project,
             "policy": policy,
             "policy_form": PolicyForm(instance=policy),
-            "round_form": RoundForm(project=project),
+            # Its own ids: the settings form on the same page has fields of the same names.
+            "round_form": RoundForm(project=project, auto_id="round_%s"),
             "rounds": round_rows(project),
             "gold": gold,
             "funnel": funnel(project),

@@ -34,6 +34,7 @@ class RoundEditForm(RoundForm):
             "rule": round_.rule,
             "pass_mark": round_.pass_mark,
             "items_per_attempt": round_.items_per_attempt,
+            "max_attempts": round_.max_attempts,
         }
         super().__init__(*args, project=round_.project, initial=initial, **kwargs)
         if locked:

@@ -97,13 +97,16 @@ def policy_update(*, project: Project, changes: dict, actor) -> tuple[QualityPol
                          subject=project.subject, details={"changed": changed})  # fmt: skip
         reopened = []
         if changes.get("max_attempts", 0) > before.get("max_attempts", policy.max_attempts):
-            reopened = _reopen(project, policy, actor)
+            reopened = reopen(project, policy, actor)
     return policy, reopened
 
 
-def _reopen(project: Project, policy, actor) -> list[str]:
-    """Give eliminated annotators with attempts left under ``policy`` their round back."""
-    rounds = {r.position: r for r in project.rounds.all()}
+def reopen(project: Project, policy, actor, *, only=None) -> list[str]:
+    """Give eliminated annotators with attempts left under ``policy`` their round back.
+
+    ``only``: a round whose own limit was raised; the others are left as they are.
+    """
+    rounds = {r.position: r for r in project.rounds.all() if only is None or r.pk == only.pk}
     reopened = []
     eliminated = (
         Qualification.objects.select_for_update()
@@ -127,7 +130,7 @@ def _reopen(project: Project, policy, actor) -> list[str]:
         name = qualification.annotator.username
         audit_record(
             actor=actor, action="annotation.round_reopen", subject=project.subject,
-            reason="The attempt limit was raised.",
+            reason=f"The attempt limit of round {round_.position} was raised.",
             details={"annotator": name, "round": round_.position,
                      "attempts_allowed": attempts_allowed(qualification, round_, policy)},
         )  # fmt: skip

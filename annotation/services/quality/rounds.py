@@ -28,7 +28,11 @@ from annotation.services.quality.common import (
     policy_for,
     qualification_for,
 )
-from annotation.services.quality.round_edits import check_round_settings, rounds_locked
+from annotation.services.quality.round_edits import (
+    check_round_limit,
+    check_round_settings,
+    rounds_locked,
+)
 from annotation.services.quality.scoring import score_many
 from core.services.audit import audit_record
 
@@ -39,10 +43,11 @@ _rng: random.Random = random.SystemRandom()
 
 def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
                  pass_mark: float = 0.6, items_per_attempt: int | None = None,
-                 actor=None) -> QualificationRound:  # fmt: skip
+                 max_attempts: int | None = None, actor=None) -> QualificationRound:  # fmt: skip
     """Add a round at the end; ``items_per_attempt`` below the pool size lets retries differ."""
     gold_items = list(gold_items)
     check_round_settings(project=project, gold_items=gold_items, rule=rule, pass_mark=pass_mark)
+    check_round_limit(max_attempts)
     if items_per_attempt is not None and not 1 <= items_per_attempt <= len(gold_items):
         raise QualityError(
             f"Captions per attempt is between 1 and the round's {len(gold_items)} gold items.",
@@ -57,6 +62,7 @@ def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
             rule=rule,
             pass_mark=pass_mark,
             items_per_attempt=items_per_attempt,
+            max_attempts=max_attempts,
         )
         created.gold_items.set(gold_items)
         audit_record(actor=actor, action="annotation.round_create", subject=project.subject,
