@@ -9,10 +9,11 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-12)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint format serve install migrate demo-data chromium bench clean help
+.PHONY: demo demo-reset test lint format serve install migrate demo-data chromium bench clean help
 
 help:
 	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
+	@echo "make demo-reset - put the demo back to its first state (participant link, annotator-new, demo projects)"
 	@echo "make test   - run the test suite (SQLite and eager tasks unless DATABASE_URL/CELERY_BROKER_URL are set)"
 	@echo "make lint   - ruff check and format check"
 	@echo "make serve  - gunicorn + celery worker + celery beat (set DATABASE_URL and CELERY_BROKER_URL)"
@@ -48,6 +49,11 @@ demo: demo-data
 	@$(BIN)/python manage.py demo_info --base-url http://$(HOST):$(PORT)
 	@echo ""
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+# The participant link, annotator-new's qualification rounds and the demo annotation
+# project go back to how `make demo` first made them; the server can keep running.
+demo-reset: migrate
+	$(BIN)/python manage.py demo_reset
 
 test: install chromium
 	$(BIN)/python -m pytest

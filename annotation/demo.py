@@ -144,16 +144,28 @@ def load_annotation_demo(owner: User, annotators: list[User]) -> Project:
     return project
 
 
-# Quality control in the demo: two one-caption qualification rounds and a few control
-# items, all gold taken over from the fixture's reference labels. The demo annotators
-# are qualified by hand so they can label at once; `annotator-new` takes the rounds.
-ROUND_ITEMS = ["gpt4v-caption-01", "bard-caption-02"]
+# Quality control in the demo: two qualification rounds of one caption per attempt,
+# each drawn from two gold captions, so a retry asks a caption not seen before and the
+# researchers' labels can be shown after a failed attempt; a few control items, all
+# gold taken over from the fixture's reference labels. Two attempts per round with a
+# short wait. The demo annotators are qualified by hand so they can label at once;
+# `annotator-new` takes the rounds.
+ROUNDS = [
+    ("A first caption", ["gpt4v-caption-01", "chartt5-caption-01"]),
+    ("A second caption", ["bard-caption-02", "deplot-caption-02"]),
+]
+ROUND_ITEMS = [external_id for _title, pool in ROUNDS for external_id in pool]
 CONTROL_ITEMS = ["chartt5-caption-07", "deplot-caption-08", "matcha-caption-09", "bard-caption-12"]
 EXPLANATIONS = {
     "gpt4v-caption-01": "The third sentence gives a value the chart does not show.",
+    "chartt5-caption-01": "The 65+ group has the lowest share, not the highest; the last "
+    "sentence is not language.",
     "bard-caption-02": "The second sentence gets the direction of the trend wrong.",
+    "deplot-caption-02": "The chart says nothing about oil companies' profits.",
 }
 NEW_ANNOTATOR = "annotator-new"
+DEMO_ATTEMPTS = 2
+DEMO_RETRY_MINUTES = 2
 
 
 def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None:
@@ -175,16 +187,19 @@ def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None
         gold = GoldItem.objects.get(item_id=items[external_id])
         gold_set(project=project, item=gold.item, labels=gold.labels, explanation=text,
                  actor=owner, source=gold.source)  # fmt: skip
-    for n, external_id in enumerate(ROUND_ITEMS, start=1):
+    for title, pool in ROUNDS:
         round_create(
             project=project,
-            title=("A first caption" if n == 1 else "A second caption"),
-            gold_items=[GoldItem.objects.get(item_id=items[external_id])],
+            title=title,
+            gold_items=[GoldItem.objects.get(item_id=items[x]) for x in pool],
+            items_per_attempt=1,
             actor=owner,
         )
     policy = policy_for(project)
     policy.show_gold_after_round = True
-    policy.save(update_fields=["show_gold_after_round"])
+    policy.max_attempts = DEMO_ATTEMPTS
+    policy.retry_delay_minutes = DEMO_RETRY_MINUTES
+    policy.save(update_fields=["show_gold_after_round", "max_attempts", "retry_delay_minutes"])
     for annotator in annotators:
         annotator_decide(project=project, annotator=annotator, action="qualify",
                          reason="Demo annotator, qualified in advance.", actor=owner)  # fmt: skip
@@ -195,3 +210,20 @@ def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None
         new.set_password(DEMO_PASSWORD)
         new.save(update_fields=["password"])
     project_join(project=project, annotator=new)
+
+
+def annotation_demo_reset(owner: User, annotators: list[User]) -> Project:
+    """Put the demo project back to its first state: rebuilt from the fixture.
+
+    Deleting the project takes its items, labels, rounds, gold and every annotator's
+    standing with it (``annotator-new`` starts the rounds afresh); the chart images
+    it stored are removed too, and the load builds everything again as ``make demo`` does.
+    """
+    project = Project.objects.filter(slug=DEMO_SLUG).first()
+    if project is not None:
+        images = [item.image for item in project.items.exclude(image="")]
+        with transaction.atomic():
+            project.delete()
+        for image in images:
+            image.storage.delete(image.name)
+    return load_annotation_demo(owner, annotators)

@@ -28,6 +28,16 @@ urlpatterns = [
         "p/<slug:slug>/qualify/<int:position>/start/", quality_annotator.start, name="qualify-start"
     ),
     path(
+        "p/<slug:slug>/qualify/<int:position>/items/<int:index>/answer/",
+        quality_annotator.round_answer,
+        name="qualify-answer",
+    ),
+    path(
+        "p/<slug:slug>/qualify/<int:position>/result/",
+        quality_annotator.result,
+        name="qualify-result",
+    ),
+    path(
         "p/<slug:slug>/qualify/<int:position>/review/",
         quality_annotator.review,
         name="qualify-review",
@@ -72,6 +82,11 @@ urlpatterns = [
         "projects/<slug:slug>/quality/annotators/<int:user_id>/",
         quality_researcher.annotator_detail,
         name="quality-annotator",
+    ),
+    path(
+        "projects/<slug:slug>/quality/annotators/<int:user_id>/grant/",
+        quality_researcher.attempt_grant_view,
+        name="quality-grant",
     ),
     path(
         "projects/<slug:slug>/quality/annotators/<int:user_id>/decide/",

@@ -16,11 +16,13 @@ from annotation.api.quality_serializers import (
     ReviewSerializer,
     RoundAnswerSerializer,
     RoundItemSerializer,
+    RoundResultSerializer,
 )
 from annotation.api.serializers import _image_src
 from annotation.models import Project
 from annotation.selectors import work_categories
-from annotation.selectors.quality import annotator_rounds
+from annotation.selectors.attempts import attempt_gold
+from annotation.selectors.standing import annotator_rounds, round_result
 from annotation.services.quality import (
     QualityError,
     attempt_answer,
@@ -29,7 +31,6 @@ from annotation.services.quality import (
     attempt_start,
     next_item_index,
     open_attempt,
-    round_gold,
 )
 from core.api.errors import error_body
 from core.permissions import IsAnnotator
@@ -88,7 +89,7 @@ class RoundItemView(APIView):
         index = next_item_index(attempt)
         if index is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
-        golds = round_gold(attempt.round)
+        golds = attempt_gold(attempt)
         item = golds[index - 1].item
         data = {
             "index": index,
@@ -158,3 +159,26 @@ class RoundReviewView(APIView):
             })  # fmt: skip
         data = {"round": position, "passed": attempt.passed, "items": items}
         return Response(ReviewSerializer(data).data)
+
+
+class RoundResultView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses={200: RoundResultSerializer, 404: OpenApiResponse(description="No finished attempt.")},
+                   summary="Your latest finished attempt at a round: score, and expected labels if shown")  # fmt: skip
+    def get(self, request, slug, position):
+        project = _joined(request, slug)
+        names = {c.key: c.name for c in work_categories(project)}
+        found = round_result(project=project, annotator=request.user, position=position,
+                             names=names)  # fmt: skip
+        if found is None:
+            return Response(error_body("This round has no finished attempt of yours."), status=404)
+        items = [
+            {"index": n, "image": _image_src(entry["item"], request),
+             "explanation": entry["explanation"], "sentences": entry["sentences"]}
+            for n, entry in enumerate(found["items"], start=1)
+        ]  # fmt: skip
+        data = {**found, "round": position, "attempt": found["attempt"].number,
+                "pass_mark": found["round"].pass_mark, "rule": found["round"].rule,
+                "items": items}  # fmt: skip
+        return Response(RoundResultSerializer(data).data)

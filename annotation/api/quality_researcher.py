@@ -12,6 +12,7 @@ from annotation.api.quality_serializers import (
     GoldFromReferenceSerializer,
     GoldInputSerializer,
     GoldSerializer,
+    GrantSerializer,
     PolicySerializer,
     QualityOverviewSerializer,
     RoundInputSerializer,
@@ -23,9 +24,11 @@ from annotation.services.quality import (
     ACTIONS,
     QualityError,
     annotator_decide,
+    attempt_grant,
     gold_from_reference,
     gold_set,
     policy_for,
+    policy_update,
     round_create,
 )
 from core.api.errors import error_body
@@ -49,12 +52,14 @@ class PolicyView(APIView):
         summary="Change quality settings",
     )
     def patch(self, request, slug):
-        form = PolicySerializer(
-            policy_for(_visible(request, slug)), data=request.data, partial=True
-        )
+        project = _visible(request, slug)
+        form = PolicySerializer(policy_for(project), data=request.data, partial=True)
         form.is_valid(raise_exception=True)
-        form.save()
-        return Response(form.data)
+        # A higher attempt limit re-opens the round for annotators who used every attempt.
+        policy, _reopened = policy_update(
+            project=project, changes=form.validated_data, actor=request.user
+        )
+        return Response(PolicySerializer(policy).data)
 
 
 class GoldListView(APIView):
@@ -142,7 +147,9 @@ class RoundListView(APIView):
                             status=400)  # fmt: skip
         try:
             created = round_create(project=project, title=data["title"], gold_items=golds, rule=data["rule"],
-                                   pass_mark=data["pass_mark"], actor=request.user)  # fmt: skip
+                                   pass_mark=data["pass_mark"], actor=request.user,
+                                   items_per_attempt=data.get("items_per_attempt"),
+                                   max_attempts=data.get("max_attempts"))  # fmt: skip
         except QualityError as exc:
             return Response(error_body(exc.message), status=exc.status)
         return Response(RoundSerializer(created).data, status=status.HTTP_201_CREATED)
@@ -176,6 +183,26 @@ class DecisionView(APIView):
         try:
             annotator_decide(project=project, annotator=member.annotator, action=action,
                              reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
+        except QualityError as exc:
+            return Response(error_body(exc.message), status=exc.status)
+        data = {"funnel": funnel(project), "annotators": quality_rows(project)}
+        return Response(QualityOverviewSerializer(data).data)
+
+
+class GrantView(APIView):
+    permission_classes = [IsResearcher]
+
+    @extend_schema(request=GrantSerializer, responses={200: QualityOverviewSerializer},
+                   summary="Allow an annotator another attempt at a round they failed")  # fmt: skip
+    def post(self, request, slug, username):
+        project = _visible(request, slug)
+        member = get_object_or_404(ProjectMember, project=project, annotator__username=username)
+        form = GrantSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            attempt_grant(project=project, annotator=member.annotator,
+                          position=form.validated_data["round"],
+                          reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
         except QualityError as exc:
             return Response(error_body(exc.message), status=exc.status)
         data = {"funnel": funnel(project), "annotators": quality_rows(project)}

@@ -9,20 +9,71 @@ from annotation.models import GoldItem, QualificationRound, QualityPolicy
 class RoundStatusSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     title = serializers.CharField()
-    items = serializers.IntegerField()
-    status = serializers.CharField(help_text="passed, failed, open, available, waiting or locked")
+    items = serializers.IntegerField(help_text="Captions one attempt asks.")
+    status = serializers.CharField(
+        help_text="passed, failed (retry_at says when the next attempt opens, if one is left), "
+        "open, available or locked"
+    )
     attempts_used = serializers.IntegerField()
     attempts_allowed = serializers.IntegerField()
+    attempts_left = serializers.IntegerField()
     retry_at = serializers.DateTimeField(allow_null=True)
     last_score = serializers.FloatField(allow_null=True)
     passed = serializers.BooleanField(allow_null=True)
+    rule = serializers.CharField(help_text="f1 or accuracy")
+    pass_mark = serializers.FloatField()
 
 
 class AnnotatorRoundsSerializer(serializers.Serializer):
-    state = serializers.CharField()
+    state = serializers.CharField(
+        help_text="invited, started, failed, qualified, eliminated, paused or blocked"
+    )
+    state_label = serializers.CharField(help_text="The state in words, for display.")
     current = serializers.IntegerField(allow_null=True)
     show_review = serializers.BooleanField()
+    retry_delay_minutes = serializers.IntegerField()
     rounds = RoundStatusSerializer(many=True)
+
+
+class ResultMarkSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    kind = serializers.CharField(
+        help_text="both, missed (expected only), extra (yours only), or yours (review hidden)"
+    )
+
+
+class ResultSentenceSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    differs = serializers.BooleanField()
+    marks = ResultMarkSerializer(many=True)
+
+
+class ResultItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    image = serializers.CharField()
+    explanation = serializers.CharField()
+    sentences = ResultSentenceSerializer(many=True)
+
+
+class RoundResultSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    attempt = serializers.IntegerField()
+    score = serializers.FloatField()
+    rule = serializers.CharField()
+    pass_mark = serializers.FloatField()
+    passed = serializers.BooleanField()
+    attempts_left = serializers.IntegerField()
+    retry_at = serializers.DateTimeField(allow_null=True)
+    review_open = serializers.BooleanField(
+        help_text="Whether the expected labels are included (the review rule allows it)."
+    )
+    review_note = serializers.CharField()
+    items = ResultItemSerializer(many=True)
+
+
+class GrantSerializer(serializers.Serializer):
+    round = serializers.IntegerField(min_value=1, help_text="The round's position.")
+    reason = serializers.CharField(max_length=500)
 
 
 class AttemptSerializer(serializers.Serializer):
@@ -122,7 +173,10 @@ class RoundSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = QualificationRound
-        fields = ["position", "title", "rule", "pass_mark", "gold_items"]
+        fields = [
+            "position", "title", "rule", "pass_mark", "items_per_attempt", "max_attempts",
+            "gold_items",
+        ]  # fmt: skip
         read_only_fields = fields
 
     def get_gold_items(self, round_) -> list[int]:
@@ -136,11 +190,28 @@ class RoundInputSerializer(serializers.Serializer):
     )
     rule = serializers.ChoiceField(choices=QualificationRound.Rule.choices, default="f1")
     pass_mark = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+    items_per_attempt = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="Captions one attempt asks, drawn from the items (unseen ones first); "
+        "empty asks them all.",
+    )
+    max_attempts = serializers.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        allow_null=True,
+        help_text="Attempts at this round; empty uses the project's attempts per round.",
+    )
 
 
 class QualificationRowSerializer(serializers.Serializer):
     annotator = serializers.CharField(source="annotator.username")
-    state = serializers.CharField()
+    state = serializers.CharField(
+        help_text="invited, started, failed, qualified, eliminated, paused or blocked"
+    )
+    state_label = serializers.CharField(help_text="The state in words, for display.")
     work_state = serializers.CharField()
     rounds_passed = serializers.IntegerField(source="qualification.rounds_passed", default=0)
     controls_done = serializers.IntegerField(source="qualification.controls_done", default=0)
@@ -176,6 +247,20 @@ class RoundPatchSerializer(serializers.Serializer):
     )
     rule = serializers.ChoiceField(choices=QualificationRound.Rule.choices, required=False)
     pass_mark = serializers.FloatField(min_value=0, max_value=1, required=False)
+    items_per_attempt = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        help_text="Captions one attempt asks; null asks every gold item of the round.",
+    )
+    max_attempts = serializers.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        allow_null=True,
+        help_text="Attempts at this round (may change at any time; raising it re-opens the round "
+        "for annotators who used every attempt); null uses the project's attempts per round.",
+    )
 
     def validate(self, attrs):
         unknown = sorted(set(self.initial_data) - set(self.fields))

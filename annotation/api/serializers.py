@@ -49,13 +49,33 @@ class ProjectSerializer(serializers.ModelSerializer):
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
 
 
+class StandingSerializer(serializers.Serializer):
+    state = serializers.CharField(
+        help_text="invited, started, failed, qualified, eliminated, paused or blocked"
+    )
+    state_label = serializers.CharField(help_text="The state in words, for display.")
+    headline = serializers.CharField(help_text="The home page's line for this state.")
+    left_for_you = serializers.IntegerField(source="progress.left_for_you")
+
+
 class JoinedProjectSerializer(serializers.ModelSerializer):
     """What an annotator may know about a project: no invite code, no owner details."""
 
+    standing = serializers.SerializerMethodField()
+
     class Meta:
         model = Project
-        fields = ["id", "title", "slug", "description"]
+        fields = ["id", "title", "slug", "description", "standing"]
         read_only_fields = fields
+
+    @extend_schema_field(StandingSerializer)
+    def get_standing(self, project):
+        from annotation.selectors.attempts import STANDING_LABELS
+        from annotation.selectors.standing import annotator_card
+
+        card = annotator_card(project=project, annotator=self.context["request"].user)
+        return StandingSerializer({"state": card.state, "state_label": STANDING_LABELS[card.state],
+                                   "headline": card.headline, "progress": card.progress}).data  # fmt: skip
 
 
 class CategorySerializer(serializers.ModelSerializer):

@@ -155,6 +155,11 @@ urlpatterns = [
         name="project-round-move",
     ),
     path(
+        "projects/<slug:slug>/annotators/<str:username>/attempts/",
+        quality_researcher.GrantView.as_view(),
+        name="project-annotator-grant",
+    ),
+    path(
         "projects/<slug:slug>/annotators/<str:username>/<str:action>/",
         quality_researcher.DecisionView.as_view(),
         name="project-annotator-decide",
@@ -183,6 +188,11 @@ urlpatterns = [
         "annotator/projects/<slug:slug>/rounds/<int:position>/items/<int:index>/answer/",
         quality_annotator.RoundAnswerView.as_view(),
         name="annotator-round-answer",
+    ),
+    path(
+        "annotator/projects/<slug:slug>/rounds/<int:position>/result/",
+        quality_annotator.RoundResultView.as_view(),
+        name="annotator-round-result",
     ),
     path(
         "annotator/projects/<slug:slug>/rounds/<int:position>/review/",

@@ -19,6 +19,10 @@ from annotation.models.project import Project
 # seed's "correspond closely" suggests for a sparse 7-category task.
 DEFAULT_RULE = "f1"
 DEFAULT_PASS_MARK = 0.6
+# A slip should not end someone's time on a project: two attempts per round, and a
+# short wait in between so a retry is a fresh look rather than a reflex.
+DEFAULT_MAX_ATTEMPTS = 2
+DEFAULT_RETRY_DELAY_MINUTES = 10
 
 
 class QualityPolicy(models.Model):
@@ -26,15 +30,24 @@ class QualityPolicy(models.Model):
 
     project = models.OneToOneField(Project, on_delete=models.CASCADE, related_name="quality")
     max_attempts = models.PositiveSmallIntegerField(
-        default=1,
+        default=DEFAULT_MAX_ATTEMPTS,
         validators=[MinValueValidator(1), MaxValueValidator(10)],
-        help_text="Attempts per qualification round; 1 means a failed round eliminates.",
+        help_text=(
+            "Attempts per qualification round; 1 means a failed round eliminates. Raising it "
+            "re-opens the round for annotators who used every attempt under the old limit."
+        ),
     )
     retry_delay_minutes = models.PositiveIntegerField(
-        default=60, help_text="Wait between a failed attempt and the next one."
+        default=DEFAULT_RETRY_DELAY_MINUTES,
+        validators=[MaxValueValidator(7 * 24 * 60)],
+        help_text="Wait between a failed attempt and the next one, in minutes.",
     )
     show_gold_after_round = models.BooleanField(
-        default=False, help_text="After each round, show the annotator the gold labels."
+        default=False,
+        help_text=(
+            "After each round, show the annotator the gold labels, as soon as doing so cannot "
+            "give a retry away (the retry asks other captions, or no attempt is left)."
+        ),
     )
     control_rate = models.FloatField(
         default=0.1,
@@ -97,6 +110,21 @@ class QualificationRound(models.Model):
     pass_mark = models.FloatField(
         default=DEFAULT_PASS_MARK, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
     )
+    # Empty: the project's "attempts per round"; raising either re-opens the round.
+    max_attempts = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(10)],
+        help_text="Attempts at this round; empty uses the project's attempts per round.",
+    )
+    # The round's gold items are a pool; each attempt asks this many of them, items the
+    # annotator has not had first, so a retry can ask different items (see draws.py).
+    items_per_attempt = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Captions asked per attempt; empty asks every gold item of the round.",
+    )
 
     class Meta:
         ordering = ["position", "pk"]
@@ -144,6 +172,8 @@ class Qualification(models.Model):
     items_taken = models.PositiveIntegerField(default=0)
     controls_given = models.PositiveIntegerField(default=0)
     paused_at = models.DateTimeField(null=True, blank=True)
+    # {round id (str): n}: attempts a researcher allowed this annotator on top of the limit.
+    extra_attempts = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -169,6 +199,8 @@ class RoundAttempt(models.Model):
     number = models.PositiveSmallIntegerField()
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The gold item ids this attempt asks, in the order it asks them (drawn at its start).
+    gold_ids = models.JSONField(default=list, blank=True)
     # {gold item id (str): labels}: the annotator's answers, kept for the side-by-side view.
     answers = models.JSONField(default=dict, blank=True)
     drafts = models.JSONField(default=dict, blank=True)

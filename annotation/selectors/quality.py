@@ -19,8 +19,10 @@ from annotation.models import (
     ProjectMember,
     Qualification,
     QualificationRound,
+    QualityPolicy,
     RoundAttempt,
 )
+from annotation.selectors.attempts import attempt_gold
 
 State, Work = Qualification.State, Qualification.Work
 
@@ -151,7 +153,11 @@ def funnel(project: Project) -> list[FunnelStep]:
 
 
 def quality_rows(project: Project) -> list[dict]:
-    """One row per member: standing, rounds, running control score."""
+    """One row per member: standing (a key of STANDING_LABELS and its label), rounds, controls."""
+    from annotation.selectors.attempts import STANDING_LABELS, standing_key
+
+    policy = QualityPolicy.objects.filter(project=project).first() or QualityPolicy()
+    rounds = list(project.rounds.order_by("position"))
     quals = {
         q.annotator_id: q
         for q in Qualification.objects.filter(project=project).prefetch_related("attempts")
@@ -159,11 +165,13 @@ def quality_rows(project: Project) -> list[dict]:
     rows = []
     for member in ProjectMember.objects.filter(project=project).select_related("annotator"):
         q = quals.get(member.annotator_id)
+        key = standing_key(q, rounds, policy)
         rows.append(
             {
                 "annotator": member.annotator,
                 "qualification": q,
-                "state": q.get_state_display() if q else "Invited",
+                "state": key,
+                "state_label": STANDING_LABELS[key],
                 "work_state": q.work_state if q else Work.ACTIVE,
                 "attempts": list(q.attempts.all()) if q else [],
             }
@@ -190,7 +198,7 @@ def answers_beside_gold(project: Project, annotator) -> list[dict]:
         .order_by("round__position", "number")
     )
     for attempt in attempts:
-        golds = attempt.round.gold_items.select_related("item").order_by("item__position", "pk")
+        golds = attempt_gold(attempt)  # the captions this attempt asked, not the whole pool
         items = []
         for gold in golds:
             answer = attempt.answers.get(str(gold.pk))
@@ -209,81 +217,3 @@ def answers_beside_gold(project: Project, annotator) -> list[dict]:
             )
         out.append({"attempt": attempt, "items": items})
     return out
-
-
-@dataclass(frozen=True)
-class RoundStatus:
-    position: int
-    title: str
-    items: int
-    status: str  # passed, failed, open, available, waiting, locked
-    attempts_used: int
-    attempts_allowed: int
-    retry_at: object
-    last_score: float | None
-    passed: bool | None
-
-
-@dataclass(frozen=True)
-class AnnotatorRounds:
-    state: str
-    rounds: list
-    current: int | None
-    show_review: bool
-    work_state: str
-
-
-def annotator_rounds(*, project: Project, annotator, now=None) -> AnnotatorRounds:
-    """What the annotator's qualification overview shows: each round's status, no gold."""
-    from django.utils import timezone
-
-    from annotation.services.quality.common import policy_for
-    from annotation.services.quality.rounds import retry_at
-
-    now = now or timezone.now()
-    policy = policy_for(project)
-    q = (
-        Qualification.objects.filter(project=project, annotator=annotator)
-        .prefetch_related("attempts")
-        .first()
-    )
-    state = q.state if q else State.INVITED.value
-    passed = q.rounds_passed if q else 0
-    rounds, current = [], None
-    for round_ in project.rounds.annotate(n=Count("gold_items")).order_by("position"):
-        attempts = [a for a in q.attempts.all() if a.round_id == round_.pk] if q else []
-        last = attempts[-1] if attempts else None
-        used, allowed_at = (
-            retry_at(q, round_, policy) if q else (0, None if policy.max_attempts < 1 else now)
-        )
-        score = None
-        if last is not None and last.finished_at:
-            score = last.f1 if round_.rule == "f1" else last.accuracy
-        if round_.position <= passed:
-            status = "passed"
-        elif round_.position > passed + 1 or state == State.ELIMINATED:
-            status = "failed" if last is not None and last.passed is False else "locked"
-        elif last is not None and last.finished_at is None:
-            status = "open"
-        elif allowed_at is None:
-            status = "failed"
-        elif allowed_at > now:
-            status = "waiting"
-        else:
-            status = "available"
-        if status in ("open", "available", "waiting") and current is None:
-            current = round_.position
-        rounds.append(
-            RoundStatus(
-                round_.position, round_.title, round_.n, status, used, policy.max_attempts,
-                allowed_at if status == "waiting" else None, score,
-                last.passed if last is not None else None,
-            )
-        )  # fmt: skip
-    return AnnotatorRounds(
-        state=state,
-        rounds=rounds,
-        current=current,
-        show_review=policy.show_gold_after_round,
-        work_state=q.work_state if q else Work.ACTIVE.value,
-    )

@@ -57,6 +57,11 @@ class AnnotatorProgress:
         return self.done + self.in_hand
 
     @property
+    def item_number(self) -> int:
+        """The number of the item on screen, counting the items they submitted."""
+        return self.done + 1
+
+    @property
     def percent_done(self) -> int:
         total = self.done + self.in_hand + self.left_for_you
         return round(100 * self.done / total) if total else 100
@@ -67,7 +72,14 @@ class AnnotatorProgress:
 
 
 def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgress:
-    """Done / assigned, what is left for them and their estimated pay per active hour."""
+    """Done / assigned, what is left for them and their estimated pay per active hour.
+
+    ``left_for_you`` is the one "items left" number: the home card, the work page
+    and the API all show it. It counts the items this annotator could still be
+    given besides the one in hand: ordinary items short of k they have not
+    labelled or skipped, and (for annotators under quality control) control items
+    they have not had.
+    """
     now = timezone.now()
     mine = Assignment.objects.filter(project=project, annotator=annotator).aggregate(
         done=Count("pk", filter=Q(state=State.SUBMITTED)),
@@ -75,8 +87,10 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         in_hand=Count("pk", filter=Q(state=State.LEASED, expires_at__gt=now)),
         seconds=Sum("active_seconds", filter=Q(state=State.SUBMITTED)),
     )
-    touched = Assignment.objects.filter(
-        item=OuterRef("pk"), annotator=annotator, state__in=Assignment.FINAL
+    # The item in hand is not "left": it is on screen. Counting it only when its own
+    # lease has not filled the item would make the number jump by one at random.
+    touched = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator).filter(
+        Q(state__in=Assignment.FINAL) | Q(state=State.LEASED, expires_at__gt=now)
     )
     left = (
         Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)

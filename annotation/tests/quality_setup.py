@@ -70,3 +70,75 @@ def round_titles(project):
     rows = list(project.rounds.order_by("position").values_list("position", "title"))
     assert [p for p, _ in rows] == list(range(1, len(rows) + 1))
     return [t for _, t in rows]
+
+
+# One error per caption, a different one each time, so one caption's gold says nothing
+# about another's.
+POOL_GOLD = [
+    [["value_error"], []],
+    [[], ["trend_error"]],
+    [["label_error"], []],
+    [[], ["magnitude_error"]],
+]
+
+
+def with_pool(project, make_items, researcher, *, pool=4, per_attempt=2, **policy):
+    """Round 1 draws ``per_attempt`` of ``pool`` gold captions; round 2 has one caption.
+
+    Each pool caption has its own sentences and explanation, so a response that shows
+    one caption's gold can be told from one that shows another's.
+    """
+    golds = []
+    for n in range(pool):
+        (item,) = make_items(
+            project, 1, sentences=(f"Pool caption {n} says 1{n}.4% in 2010.", f"It fell {n}.")
+        )
+        labels = POOL_GOLD[n % len(POOL_GOLD)]
+        golds.append(gold_set(project=project, item=item, labels=labels, actor=researcher,
+                              explanation=f"Explained-{n}: one error."))  # fmt: skip
+    (b,) = make_items(project, 1)
+    gb = gold_set(project=project, item=b, labels=GOLD_B, actor=researcher)
+    r1 = round_create(project=project, title="Round one", gold_items=golds,
+                      items_per_attempt=per_attempt, actor=researcher)  # fmt: skip
+    r2 = round_create(project=project, title="Round two", gold_items=[gb], actor=researcher)
+    p = policy_for(project)
+    for key, value in {"show_gold_after_round": True, **policy}.items():
+        setattr(p, key, value)
+    p.save()
+    return {"rounds": [r1, r2], "pool": golds, "gold_b": gb}
+
+
+def fail_attempt(project, annotator, position=1):
+    """Start round ``position`` and answer every caption with no errors (gold has some)."""
+    from annotation.services.quality import attempt_answer, attempt_start
+
+    attempt = attempt_start(project=project, annotator=annotator, position=position)
+    for index in range(1, len(attempt.gold_ids) + 1):
+        attempt = attempt_answer(project=project, annotator=annotator, position=position,
+                                 index=index, labels=[[], []])  # fmt: skip
+    assert attempt.passed is False
+    return attempt
+
+
+def wait_out_cooldown(attempt):
+    """Move a finished attempt's end back past any cooldown (the tests' clock)."""
+    from datetime import timedelta
+
+    from annotation.models import RoundAttempt
+
+    RoundAttempt.objects.filter(pk=attempt.pk).update(
+        finished_at=attempt.finished_at - timedelta(days=8)
+    )
+
+
+def qualify_pool(project, annotator):
+    """Pass both rounds of ``with_pool`` with the right answers."""
+    from annotation.selectors.attempts import attempt_gold
+    from annotation.services.quality import attempt_answer, attempt_start
+
+    for position in (1, 2):
+        attempt = attempt_start(project=project, annotator=annotator, position=position)
+        for index, gold in enumerate(attempt_gold(attempt), start=1):
+            attempt = attempt_answer(project=project, annotator=annotator, position=position,
+                                     index=index, labels=gold.labels)  # fmt: skip
+        assert attempt.passed

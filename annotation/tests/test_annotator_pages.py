@@ -67,7 +67,8 @@ def test_progress_and_estimated_pay_are_shown(signed_in, project, make_items):
         assignment_id=lease.pk, annotator=signed_in.user, labels=[[], []], active_seconds=90
     )
     body = signed_in.get(work_url(project)).content.decode()
-    assert "<strong>1</strong> done / 2 assigned" in body
+    # Three items: one submitted, one on screen, one more available.
+    assert '<strong>Item 2</strong>, <span id="left-for-you">1</span> more available' in body
     # $0.50 per 90 s = $20.00 an hour, above the $15.00 target.
     assert '<strong class="on-target">$20.00/h</strong>' in body
     assert "target $15.00/h" in body

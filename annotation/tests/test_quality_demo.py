@@ -15,8 +15,14 @@ def test_the_demo_has_two_rounds_gold_controls_and_a_fresh_annotator(researcher,
     annotators = [make_user("annotator", username=f"demo{n}") for n in (1, 2, 3)]
     project = load_annotation_demo(researcher, annotators)
     assert [r.title for r in project.rounds.all()] == ["A first caption", "A second caption"]
-    assert GoldItem.objects.filter(project=project).count() == 6
+    assert GoldItem.objects.filter(project=project).count() == 8
     assert control_items(project).count() == 4
+    # Two attempts, each asking one of a round's two captions: a retry asks the other one.
+    assert (project.quality.max_attempts, project.quality.retry_delay_minutes) == (2, 2)
+    assert [(r.gold_items.count(), r.items_per_attempt) for r in project.rounds.all()] == [
+        (2, 1),
+        (2, 1),
+    ]
     states = set(
         Qualification.objects.filter(annotator__in=annotators).values_list("state", flat=True)
     )

@@ -143,3 +143,73 @@ def test_an_annotator_cannot_read_gold_through_the_api(project, make_items, memb
     policy.show_gold_after_round = True
     policy.save()
     assert api.get(f"/api/v1/annotator/projects/{project.slug}/rounds/1/review/").status_code == 403
+
+
+REVEAL = re.compile(r'mark-(missed|both|extra)|"kind":\s*"(missed|both|extra)"|"expected"|Why:')
+
+
+@pytest.mark.parametrize(("pool", "per_attempt"), [(4, 2), (2, 2)], ids=["fresh", "hidden"])
+def test_after_a_failed_round_nothing_open_to_the_annotator_gives_away_the_retry(
+    project, make_items, members, researcher, password, pool, per_attempt
+):
+    """Fail round 1 with the review on, read everything, start the retry: no gold of its items.
+
+    With a pool of 4 and 2 captions per attempt the retry asks the other two (and the
+    failed attempt's labels are shown); with a pool of 2 it asks the same two again,
+    so the labels stay hidden until the annotator passes or has no attempt left.
+    """
+    from annotation.models import RoundAttempt
+    from annotation.selectors.attempts import attempt_gold
+    from annotation.tests.quality_setup import wait_out_cooldown, with_pool
+
+    with_pool(project, make_items, researcher, pool=pool, per_attempt=per_attempt)
+    make_items(project, 3)
+    (anna,) = members(1)
+    pages = Client()
+    pages.login(username=anna.username, password=password)
+    api = APIClient()
+    api.force_authenticate(anna)
+    slug = project.slug
+    mine = f"/api/v1/annotator/projects/{slug}"
+    seen = []
+
+    def walk():
+        for url in ("/annotation/", f"/annotation/p/{slug}/qualify/",
+                    f"/annotation/p/{slug}/qualify/1/", f"/annotation/p/{slug}/qualify/1/result/",
+                    f"/annotation/p/{slug}/qualify/1/review/", f"/annotation/p/{slug}/work/",
+                    f"/annotation/p/{slug}/guidelines/"):  # fmt: skip
+            response = pages.get(url, follow=True)
+            assert response.status_code < 500, url
+            seen.append((url, response.content.decode()))
+        for url in (f"{mine}/qualification/", f"{mine}/rounds/1/item/", f"{mine}/rounds/1/result/",
+                    f"{mine}/rounds/1/review/", f"{mine}/progress/", "/api/v1/annotator/projects/"):  # fmt: skip
+            response = api.get(url)
+            assert response.status_code < 500, url
+            seen.append((url, response.content.decode()))
+
+    assert api.post(f"{mine}/rounds/1/start/").status_code == 201
+    for index in range(1, per_attempt + 1):
+        answer = api.post(f"{mine}/rounds/1/items/{index}/answer/", {"labels": [[], []]},
+                          format="json")  # fmt: skip
+        assert answer.status_code == 201
+    first = RoundAttempt.objects.get(qualification__annotator=anna, number=1)
+    assert first.passed is False
+    walk()
+    wait_out_cooldown(first)
+    walk()
+    assert api.post(f"{mine}/rounds/1/start/").status_code == 201
+    walk()
+
+    retry = RoundAttempt.objects.get(qualification__annotator=anna, number=2)
+    fresh = not set(first.gold_ids) & set(retry.gold_ids)
+    assert fresh is (pool == 4)
+    results = [body for url, body in seen if url.endswith("/result/")]
+    # The failed attempt's labels are shown exactly when the retry asks other captions.
+    assert any(REVEAL.search(body) for body in results) is fresh
+    for gold in attempt_gold(retry):
+        for url, body in seen:
+            assert gold.explanation not in body, url
+            if gold.item.sentences[0] in body:
+                assert not REVEAL.search(body), f"{url} shows labels beside a retry caption"
+    for url, body in seen:
+        _scan(body, url)

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def quality(project, make_items, researcher):
-    return with_rounds(project, make_items, researcher)
+    # One attempt per round: these tests are about what failing the only attempt does.
+    return with_rounds(project, make_items, researcher, max_attempts=1)
 
 
 def _api(user):

@@ -28,7 +28,8 @@ def test_patch_changes_a_round_and_answers_with_it(project, three, researcher_ap
     )
     assert response.status_code == 200
     assert response.json() == {"position": 2, "title": "Trends", "rule": "accuracy",
-                               "pass_mark": 0.75, "gold_items": [gold_c.item_id]}  # fmt: skip
+                               "pass_mark": 0.75, "items_per_attempt": None, "max_attempts": None,
+                               "gold_items": [gold_c.item_id]}  # fmt: skip
     assert researcher_api.get(_url(project, 2)).json()["title"] == "Trends"
     entry = AuditEntry.objects.get(action="annotation.round_update")
     assert entry.details["after"]["rule"] == "accuracy"

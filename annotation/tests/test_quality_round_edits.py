@@ -17,6 +17,7 @@ from annotation.tests.quality_setup import (
     GOLD_A,
     GOLD_B,
     round_titles,
+    with_pool,
     with_three_rounds,
 )
 from core.models import AuditEntry
@@ -28,7 +29,7 @@ ONE_TWO_THREE = ["Round one", "Round two", "Round three"]
 
 @pytest.fixture
 def three(project, make_items, researcher):
-    return with_three_rounds(project, make_items, researcher)
+    return with_three_rounds(project, make_items, researcher, max_attempts=1)
 
 
 def _refused(call, **kwargs) -> QualityError:
@@ -265,3 +266,23 @@ def test_a_round_can_only_be_changed_through_its_own_project(
         assert refusal.status == 404
     assert round_titles(project) == ONE_TWO_THREE
     assert QualificationRound.objects.get(pk=r1.pk).title == "Round one"
+
+
+def test_captions_per_attempt_stays_within_the_pool_and_is_fixed_once_attempted(
+    project, make_items, members, researcher
+):
+    setup = with_pool(project, make_items, researcher, pool=4, per_attempt=2)
+    r1 = setup["rounds"][0]
+    too_many = _refused(round_update, project=project, round_id=r1.pk, actor=researcher,
+                        items_per_attempt=5)  # fmt: skip
+    assert too_many.status == 400 and "between 1 and the round's 4" in too_many.message
+    round_update(project=project, round_id=r1.pk, actor=researcher, items_per_attempt=None)
+    r1.refresh_from_db()
+    assert r1.items_per_attempt is None  # every attempt asks all four
+    (anna,) = members(1)
+    attempt_start(project=project, annotator=anna, position=1)
+    fixed = _refused(round_update, project=project, round_id=r1.pk, actor=researcher,
+                     items_per_attempt=2)  # fmt: skip
+    assert fixed.status == 409 and "fixed" in fixed.message
+    entry = AuditEntry.objects.filter(action="annotation.round_update").latest("pk")
+    assert entry.details["after"] == {"items_per_attempt": None}

@@ -54,7 +54,7 @@ def test_rounds_must_be_taken_in_order(project, make_items, members, researcher)
 
 
 def test_failing_without_retries_eliminates(project, make_items, members, researcher):
-    with_rounds(project, make_items, researcher)
+    with_rounds(project, make_items, researcher, max_attempts=1)
     (anna,) = members(1)
     attempt_start(project=project, annotator=anna, position=1)
     attempt = attempt_answer(project=project, annotator=anna, position=1, index=1, labels=[[], []])

@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 
 from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
 from annotation.models import Project
-from annotation.selectors import annotator_progress
+from annotation.selectors.standing import annotator_card
 from annotation.services import (
     InviteError,
     annotator_sign_up,
@@ -18,7 +18,7 @@ from core.decorators import annotator_required, researcher_required
 @annotator_required
 def home(request):
     projects = list(Project.objects.joined_by(request.user).order_by("title"))
-    cards = [(p, annotator_progress(project=p, annotator=request.user)) for p in projects]
+    cards = [annotator_card(project=p, annotator=request.user) for p in projects]
     return render(request, "annotation/home.html", {"cards": cards, "projects": projects})
 
 

@@ -1,12 +1,15 @@
-"""The annotator's qualification pages: the rounds overview, a round item, the review afterwards.
+"""The annotator's qualification pages: the rounds overview, a round item, the result afterwards.
 
 A round item is labelled with the same page layout and script as real work
-(static/js/annotate.js); only the draft and submit URLs differ.
+(static/js/annotate.js); only the draft and submit URLs differ, and each answer
+asks for a confirmation first, since an answer in a round cannot be changed.
+Without JavaScript the page offers a plain form with a required confirmation box.
 """
 
 from datetime import timedelta
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -15,19 +18,23 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project
 from annotation.selectors import work_categories
-from annotation.selectors.quality import annotator_rounds
+from annotation.selectors.attempts import attempt_gold
+from annotation.selectors.standing import annotator_rounds, round_result
 from annotation.services.quality import (
     QualityError,
-    attempt_review,
+    attempt_answer,
     attempt_start,
     next_item_index,
     open_attempt,
-    round_gold,
 )
 from core.decorators import annotator_required
 
 # Queue refusals that come from quality control, answered with these pages.
 QUALITY_CODES = {"not_qualified", "paused", "blocked", "eliminated"}
+
+
+def _today() -> str:
+    return f"{timezone.localtime():%Y-%m-%d}"
 
 
 def _joined(request, slug: str) -> Project:
@@ -52,7 +59,9 @@ def overview(request, slug: str):
     project = _joined(request, slug)
     status = annotator_rounds(project=project, annotator=request.user)
     return render(
-        request, "annotation/quality/overview.html", {"project": project, "status": status}
+        request,
+        "annotation/quality/overview.html",
+        {"project": project, "status": status, "now_date": _today()},
     )
 
 
@@ -68,18 +77,8 @@ def start(request, slug: str, position: int):
     return redirect("annotation:qualify-round", slug=slug, position=position)
 
 
-@never_cache
-@annotator_required
-def round_item(request, slug: str, position: int):
-    project = _joined(request, slug)
-    try:
-        attempt = open_attempt(project=project, annotator=request.user, position=position)
-    except QualityError:
-        return redirect("annotation:qualify", slug=slug)
-    index = next_item_index(attempt)
-    if index is None:
-        return redirect("annotation:qualify", slug=slug)
-    golds = round_gold(attempt.round)
+def _round_page(request, project, attempt, index, *, error: str = "", status: int = 200):
+    golds = attempt_gold(attempt)
     item = golds[index - 1].item
     categories = work_categories(project)
     draft = attempt.drafts.get(str(index)) or [[] for _ in item.sentences]
@@ -87,7 +86,17 @@ def round_item(request, slug: str, position: int):
         {"number": n + 1, "text": text, "buttons": [(c, c.key in draft[n]) for c in categories]}
         for n, text in enumerate(item.sentences)
     ]
+    position = attempt.round.position
+    last = index == len(golds)
     base = f"/api/v1/annotator/projects/{project.slug}/rounds/{position}/items/{index}/"
+    ask = (
+        f"Submit caption {index} of {len(golds)}? "
+        + (
+            "This is the last one: the round is scored at once."
+            if last
+            else "You cannot change it afterwards."
+        )  # fmt: skip
+    )
     state = {
         "assignment": None,
         "sentences": len(item.sentences),
@@ -96,6 +105,7 @@ def round_item(request, slug: str, position: int):
         "activeSeconds": 0,
         # Rounds have no lease; the script's countdown element is hidden on this page.
         "expiresAt": (timezone.now() + timedelta(days=1)).isoformat(),
+        "confirm": ask,
         "urls": {
             "draft": base + "draft/",
             "submit": base + "answer/",
@@ -113,39 +123,88 @@ def round_item(request, slug: str, position: int):
             "rows": rows,
             "categories": categories,
             "state": state,
+            "index": index,
+            "position": position,
+            "confirm_text": ask,
+            "submit_label": "Finish the round" if last else "Submit caption",
+            "error": error,
         },
+        status=status,
     )
 
 
 @never_cache
 @annotator_required
-def review(request, slug: str, position: int):
+def round_item(request, slug: str, position: int):
     project = _joined(request, slug)
     try:
-        attempt, golds = attempt_review(project=project, annotator=request.user, position=position)
+        attempt = open_attempt(project=project, annotator=request.user, position=position)
+    except QualityError:
+        # The round was just finished (or never started): its result, if any, comes next.
+        if round_result(project=project, annotator=request.user, position=position, names={}):
+            return redirect("annotation:qualify-result", slug=slug, position=position)
+        return redirect("annotation:qualify", slug=slug)
+    index = next_item_index(attempt)
+    if index is None:
+        return redirect("annotation:qualify", slug=slug)
+    return _round_page(request, project, attempt, index)
+
+
+@require_POST
+@annotator_required
+def round_answer(request, slug: str, position: int, index: int):
+    """The no-JavaScript way to answer a round caption: a form with a required confirmation."""
+    project = _joined(request, slug)
+    try:
+        attempt = open_attempt(project=project, annotator=request.user, position=position)
     except QualityError as exc:
-        return render(
-            request,
-            "annotation/quality/standing.html",
-            {"project": project, "reason": exc.message},
-            status=exc.status,
-        )
-    items = []
-    for gold in golds:
-        answer = attempt.answers.get(str(gold.pk)) or [[] for _ in gold.item.sentences]
-        items.append(
-            {
-                "item": gold.item,
-                "explanation": gold.explanation,
-                "sentences": [
-                    {"text": t, "expected": gold.labels[n], "yours": answer[n]}
-                    for n, t in enumerate(gold.item.sentences)
-                ],
-            }
-        )
+        messages.error(request, exc.message)
+        return redirect("annotation:qualify", slug=slug)
+    if next_item_index(attempt) != index:
+        messages.error(request, "That caption was already answered; here is the next one.")
+        return redirect("annotation:qualify-round", slug=slug, position=position)
+    golds = attempt_gold(attempt)
+    sentences = len(golds[index - 1].item.sentences)
+    labels = [request.POST.getlist(f"s{n}") for n in range(1, sentences + 1)]
+    if request.POST.get("confirm") != "yes":
+        attempt.drafts[str(index)] = labels
+        return _round_page(request, project, attempt, index, status=400,
+                           error="Tick the confirmation box to submit this caption.")  # fmt: skip
+    try:
+        attempt_answer(project=project, annotator=request.user, position=position, index=index,
+                       labels=labels)  # fmt: skip
+    except QualityError as exc:
+        messages.error(request, exc.message)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("annotation:qualify-round", slug=slug, position=position)
+
+
+@never_cache
+@annotator_required
+def result(request, slug: str, position: int):
+    """A round's result: score against the pass mark, and the items as far as the review allows."""
+    project = _joined(request, slug)
     names = {c.key: c.name for c in work_categories(project)}
+    found = round_result(project=project, annotator=request.user, position=position, names=names)
+    if found is None:
+        messages.info(request, f"Round {position} has no finished attempt yet.")
+        return redirect("annotation:qualify", slug=slug)
+    status = annotator_rounds(project=project, annotator=request.user)
     return render(
         request,
-        "annotation/quality/review.html",
-        {"project": project, "attempt": attempt, "items": items, "names": names},
+        "annotation/quality/result.html",
+        {
+            "project": project,
+            "result": found,
+            "status": status,
+            "position": position,
+            "now_date": _today(),
+        },  # fmt: skip
     )
+
+
+@annotator_required
+def review(request, slug: str, position: int):
+    """The old review address: the result page shows the labels now, when they may be shown."""
+    return redirect("annotation:qualify-result", slug=slug, position=position)

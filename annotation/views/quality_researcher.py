@@ -18,13 +18,16 @@ from annotation.selectors.quality import (
     quality_rows,
 )
 from annotation.selectors.rounds import round_rows
+from annotation.selectors.standing import annotator_rounds
 from annotation.services.quality import (
     ACTIONS,
     QualityError,
     annotator_decide,
+    attempt_grant,
     gold_from_reference,
     gold_set,
     policy_for,
+    policy_update,
     round_create,
 )
 from core.decorators import researcher_required
@@ -48,6 +51,21 @@ class RoundForm(forms.Form):
     gold_items = forms.ModelMultipleChoiceField(queryset=GoldItem.objects.none())
     rule = forms.ChoiceField(choices=[("f1", "F1 on error labels"), ("accuracy", "Accuracy")])
     pass_mark = forms.FloatField(min_value=0, max_value=1, initial=0.6)
+    items_per_attempt = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Captions per attempt",
+        help_text="Fewer than the gold items chosen: each retry asks captions the annotator has "
+        "not seen. Empty: every attempt asks them all.",
+    )
+    max_attempts = forms.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        label="Attempts",
+        help_text="Attempts at this round. Empty: the project's attempts per round. Raising it "
+        "re-opens the round for annotators who used every attempt; it can change at any time.",
+    )
 
     def __init__(self, *args, project, **kwargs):
         super().__init__(*args, **kwargs)
@@ -67,7 +85,8 @@ def dashboard(request, slug: str):
             "project": project,
             "policy": policy,
             "policy_form": PolicyForm(instance=policy),
-            "round_form": RoundForm(project=project),
+            # Its own ids: the settings form on the same page has fields of the same names.
+            "round_form": RoundForm(project=project, auto_id="round_%s"),
             "rounds": round_rows(project),
             "gold": gold,
             "funnel": funnel(project),
@@ -86,8 +105,13 @@ def settings_edit(request, slug: str):
     project = _visible(request, slug)
     form = PolicyForm(request.POST, instance=policy_for(project))
     if form.is_valid():
-        form.save()
+        _policy, reopened = policy_update(
+            project=project, changes=form.cleaned_data, actor=request.user
+        )
         messages.success(request, "Quality settings saved.")
+        if reopened:
+            names = ", ".join(reopened)
+            messages.info(request, f"Rounds re-opened under the new attempt limit for: {names}.")
     else:
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
@@ -190,10 +214,38 @@ def annotator_detail(request, slug: str, user_id: int):
             "annotator": member.annotator,
             "row": rows[0],
             "attempts": answers_beside_gold(project, member.annotator),
+            "rounds": annotator_rounds(project=project, annotator=member.annotator).rounds,
             "names": names,
             "actions": ACTIONS,
         },
     )
+
+
+@require_POST
+@researcher_required
+def attempt_grant_view(request, slug: str, user_id: int):
+    """Allow an annotator another attempt at a round they failed (reason required, audited)."""
+    project = _visible(request, slug)
+    member = get_object_or_404(
+        ProjectMember.objects.select_related("annotator"), project=project, annotator_id=user_id
+    )
+    try:
+        position = int(request.POST.get("round", ""))
+    except ValueError:
+        messages.error(request, "Choose a round.")
+        return redirect("annotation:quality-annotator", slug=slug, user_id=user_id)
+    try:
+        attempt_grant(project=project, annotator=member.annotator, position=position,
+                      reason=request.POST.get("reason", ""), actor=request.user)  # fmt: skip
+    except QualityError as exc:
+        messages.error(request, exc.message)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(
+            request, f"{member.annotator.username} may take round {position} once more."
+        )
+    return redirect("annotation:quality-annotator", slug=slug, user_id=user_id)
 
 
 @require_POST

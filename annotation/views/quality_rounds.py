@@ -21,7 +21,7 @@ from annotation.services.quality.round_edits import (
 from annotation.views.quality_researcher import RoundForm
 from core.decorators import researcher_required
 
-LOCKED_FIELDS = ("gold_items", "rule", "pass_mark")
+LOCKED_FIELDS = ("gold_items", "rule", "pass_mark", "items_per_attempt")
 
 
 class RoundEditForm(RoundForm):
@@ -33,6 +33,8 @@ class RoundEditForm(RoundForm):
             "gold_items": [g.pk for g in round_.gold_items.all()],
             "rule": round_.rule,
             "pass_mark": round_.pass_mark,
+            "items_per_attempt": round_.items_per_attempt,
+            "max_attempts": round_.max_attempts,
         }
         super().__init__(*args, project=round_.project, initial=initial, **kwargs)
         if locked:

@@ -55,6 +55,7 @@
   }
 
   function toggle(button) {
+    cancelConfirm(false);  // the labels changed: ask again before submitting
     const pressed = button.getAttribute("aria-pressed") === "true";
     button.setAttribute("aria-pressed", pressed ? "false" : "true");
     dirty = true;
@@ -167,8 +168,29 @@
     errorEl.appendChild(link);
   }
 
+  // ---- confirmation (qualification rounds): the first Enter or click asks, the second submits ----
+  const confirmBox = document.getElementById("confirm-box");
+  let confirming = false;
+  function askConfirm() {
+    confirming = true;
+    confirmBox.hidden = false;
+    document.getElementById("confirm-yes").focus();
+  }
+  function cancelConfirm(refocus) {
+    if (!confirming) return;
+    confirming = false;
+    confirmBox.hidden = true;
+    if (refocus) rows[current].focus();
+  }
+  if (confirmBox) {
+    document.getElementById("confirm-yes").addEventListener("click", () => submit());
+    document.getElementById("confirm-no").addEventListener("click", () => cancelConfirm(true));
+  }
+
   async function submit() {
     if (finished || submitBtn.disabled) return;
+    if (state.confirm && !confirming) { askConfirm(); return; }
+    cancelConfirm(false);
     submitBtn.disabled = true;
     clearTimeout(saveTimer);
     if (saving) { try { await saving; } catch (e) { /* the submit carries the labels anyway */ } }
@@ -280,6 +302,11 @@
     const target = event.target;
     if (target.closest("input, textarea, select, [contenteditable]")) return;
     const key = event.key;
+    if (confirming && key === "Escape") {
+      event.preventDefault();
+      cancelConfirm(true);
+      return;
+    }
     if (key === "Enter") {
       // Links and other buttons keep their own Enter; toggles and the page submit.
       if (target.closest("a")) return;

@@ -14,6 +14,7 @@ from annotation.services.quality.controls import (
 )
 from annotation.services.quality.gold import gold_from_reference, gold_rescore, gold_set
 from annotation.services.quality.moderation import ACTIONS, annotator_decide
+from annotation.services.quality.retries import attempt_grant, policy_update
 from annotation.services.quality.rounds import (
     attempt_answer,
     attempt_draft,
@@ -31,6 +32,7 @@ __all__ = [
     "annotator_decide",
     "attempt_answer",
     "attempt_draft",
+    "attempt_grant",
     "attempt_review",
     "attempt_start",
     "control_candidates",
@@ -43,6 +45,7 @@ __all__ = [
     "next_item_index",
     "open_attempt",
     "policy_for",
+    "policy_update",
     "qualification_for",
     "round_create",
     "round_gold",

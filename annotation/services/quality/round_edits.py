@@ -111,6 +111,12 @@ def check_round_settings(*, project: Project, gold_items, rule: str, pass_mark: 
         raise QualityError("The pass mark is between 0 and 1.", status=400, code="invalid")
 
 
+def check_round_limit(max_attempts) -> None:
+    """A round's own attempt limit: empty (the project's) or 1 to 10, like the project's."""
+    if max_attempts is not None and not 1 <= max_attempts <= 10:
+        raise QualityError("A round allows 1 to 10 attempts.", status=400, code="invalid")
+
+
 def rounds_locked(project: Project) -> list[QualificationRound]:
     """Lock the project's list of rounds for a change; return the rounds in order."""
     # Row locks on existing rounds cannot stop an insert (or guard an empty list), so the
@@ -170,13 +176,20 @@ def _settings(round_: QualificationRound) -> dict:
         "title": round_.title,
         "rule": round_.rule,
         "pass_mark": round_.pass_mark,
+        "items_per_attempt": round_.items_per_attempt,
+        "max_attempts": round_.max_attempts,
         "gold_items": sorted(g.item_id for g in round_.gold_items.all()),
     }
 
 
+# "Leave as it is" for items_per_attempt and max_attempts, where None means "all items"
+# and "the project's limit".
+KEEP = object()
+
+
 def round_update(*, project: Project, round_id: int, actor, title: str | None = None,
-                 gold_items=None, rule: str | None = None,
-                 pass_mark: float | None = None) -> QualificationRound:  # fmt: skip
+                 gold_items=None, rule: str | None = None, pass_mark: float | None = None,
+                 items_per_attempt=KEEP, max_attempts=KEEP) -> QualificationRound:  # fmt: skip
     """Change a round; ``None`` leaves a setting as it is.
 
     Values equal to the current ones are no change, so a form that sends every field
@@ -195,6 +208,10 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
             "title": before["title"] if title is None else title,
             "rule": before["rule"] if rule is None else rule,
             "pass_mark": before["pass_mark"] if pass_mark is None else float(pass_mark),
+            "items_per_attempt": (
+                before["items_per_attempt"] if items_per_attempt is KEEP else items_per_attempt
+            ),
+            "max_attempts": before["max_attempts"] if max_attempts is KEEP else max_attempts,
             "gold_items": before["gold_items"],
         }
         golds = None if gold_items is None else list(gold_items)
@@ -206,14 +223,23 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
             rule=after["rule"],
             pass_mark=after["pass_mark"],
         )
+        pool = len(after["gold_items"])
+        if after["items_per_attempt"] is not None and not 1 <= after["items_per_attempt"] <= pool:
+            raise QualityError(
+                f"Captions per attempt is between 1 and the round's {pool} gold items.",
+                status=400, code="invalid",
+            )  # fmt: skip
+        check_round_limit(after["max_attempts"])
         changed = [key for key in before if before[key] != after[key]]
         if not changed:
             return round_
-        if set(changed) - {"title"}:
+        # The title and the attempt limit may change at any time; the rest judges attempts.
+        if set(changed) - {"title", "max_attempts"}:
             _refuse(settings_refusal(round_, attempted_by_round([round_]).get(round_.pk, 0)))
-        for key in ("title", "rule", "pass_mark"):
+        fields = ["title", "rule", "pass_mark", "items_per_attempt", "max_attempts"]
+        for key in fields:
             setattr(round_, key, after[key])
-        round_.save(update_fields=["title", "rule", "pass_mark"])
+        round_.save(update_fields=fields)
         if "gold_items" in changed:
             round_.gold_items.set(golds)
         audit_record(
@@ -226,7 +252,20 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
                 "after": {key: after[key] for key in changed},
             },
         )
+        if "max_attempts" in changed:
+            _reopen_if_raised(project, round_, before["max_attempts"], actor)
     return round_
+
+
+def _reopen_if_raised(project: Project, round_: QualificationRound, before, actor) -> None:
+    """A higher limit on this round gives it back to those who used every attempt at it."""
+    # Imported here: the retry services build on the round services, which build on these.
+    from annotation.services.quality.common import policy_for
+    from annotation.services.quality.retries import reopen
+
+    policy = policy_for(project)
+    if (round_.max_attempts or policy.max_attempts) > (before or policy.max_attempts):
+        reopen(project, policy, actor, only=round_)
 
 
 def round_delete(*, project: Project, round_id: int, actor) -> dict:

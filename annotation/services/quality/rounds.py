@@ -1,13 +1,26 @@
-"""Qualification rounds: taken in order, scored against gold, retried only when allowed."""
+"""Qualification rounds: taken in order, scored against gold, retried only when allowed.
+
+Each attempt asks items drawn from the round's gold pool (annotation.round_draws):
+unseen items first, so a retry asks different captions when the pool is big enough.
+"""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import random
 
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import GoldItem, Project, Qualification, QualificationRound, RoundAttempt
+from annotation.round_draws import draw_items
+from annotation.selectors.attempts import (
+    attempt_gold,
+    attempts_allowed,
+    retry_at,
+    review_state,
+    round_pool,
+    round_size,
+)
 from annotation.services.quality.common import (
     QualityError,
     category_keys,
@@ -15,17 +28,31 @@ from annotation.services.quality.common import (
     policy_for,
     qualification_for,
 )
-from annotation.services.quality.round_edits import check_round_settings, rounds_locked
+from annotation.services.quality.round_edits import (
+    check_round_limit,
+    check_round_settings,
+    rounds_locked,
+)
 from annotation.services.quality.scoring import score_many
 from core.services.audit import audit_record
 
 State = Qualification.State
+# SystemRandom: which items a retry asks cannot be worked out from earlier draws.
+_rng: random.Random = random.SystemRandom()
 
 
 def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
-                 pass_mark: float = 0.6, actor=None) -> QualificationRound:  # fmt: skip
+                 pass_mark: float = 0.6, items_per_attempt: int | None = None,
+                 max_attempts: int | None = None, actor=None) -> QualificationRound:  # fmt: skip
+    """Add a round at the end; ``items_per_attempt`` below the pool size lets retries differ."""
     gold_items = list(gold_items)
     check_round_settings(project=project, gold_items=gold_items, rule=rule, pass_mark=pass_mark)
+    check_round_limit(max_attempts)
+    if items_per_attempt is not None and not 1 <= items_per_attempt <= len(gold_items):
+        raise QualityError(
+            f"Captions per attempt is between 1 and the round's {len(gold_items)} gold items.",
+            status=400, code="invalid",
+        )  # fmt: skip
     with transaction.atomic():
         rounds = rounds_locked(project)
         created = QualificationRound.objects.create(
@@ -34,10 +61,13 @@ def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
             title=title,
             rule=rule,
             pass_mark=pass_mark,
+            items_per_attempt=items_per_attempt,
+            max_attempts=max_attempts,
         )
         created.gold_items.set(gold_items)
         audit_record(actor=actor, action="annotation.round_create", subject=project.subject,
-                     details={"position": created.position, "title": title})  # fmt: skip
+                     details={"position": created.position, "title": title,
+                              "items_per_attempt": items_per_attempt})  # fmt: skip
     return created
 
 
@@ -62,18 +92,6 @@ def _locked_qualification(project, annotator) -> Qualification:
     return Qualification.objects.select_for_update().get(project=project, annotator=annotator)
 
 
-def retry_at(qualification: Qualification, round_: QualificationRound, policy) -> tuple:
-    """(attempts used, when the next attempt may start or None if no attempt is left)."""
-    attempts = [a for a in qualification.attempts.all() if a.round_id == round_.pk]
-    used = len(attempts)
-    if used >= policy.max_attempts:
-        return used, None
-    last = max((a.finished_at for a in attempts if a.finished_at), default=None)
-    if last is None:
-        return used, timezone.now() - timedelta(seconds=1)
-    return used, last + timedelta(minutes=policy.retry_delay_minutes)
-
-
 def attempt_start(*, project: Project, annotator, position: int, now=None) -> RoundAttempt:
     """Start (or resume) the annotator's attempt at round ``position``."""
     now = now or timezone.now()
@@ -96,10 +114,11 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
                 f"Take round {qualification.rounds_passed + 1} first; rounds go in order.",
                 status=409, code="out_of_order",
             )  # fmt: skip
-        open_attempt = qualification.attempts.filter(round=round_, finished_at__isnull=True).first()
-        if open_attempt is not None:
-            return open_attempt
-        used, allowed_at = retry_at(qualification, round_, policy)
+        attempts = list(qualification.attempts.filter(round=round_).order_by("number"))
+        unfinished = next((a for a in attempts if a.finished_at is None), None)
+        if unfinished is not None:
+            return unfinished
+        used, allowed_at = retry_at(qualification, round_, policy, attempts=attempts)
         if allowed_at is None:
             raise QualityError(
                 "You have used every attempt at this round; it cannot be taken again.",
@@ -110,9 +129,12 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
                 f"You can try this round again after {allowed_at:%Y-%m-%d %H:%M} UTC.",
                 status=429, code="too_early",
             )  # fmt: skip
+        pool = round_pool(round_)
+        asked = draw_items(pool, round_size(round_, pool), [a.gold_ids for a in attempts], _rng)
         attempt = RoundAttempt.objects.create(
-            qualification=qualification, round=round_, number=used + 1, started_at=now
-        )
+            qualification=qualification, round=round_, number=used + 1, started_at=now,
+            gold_ids=asked,
+        )  # fmt: skip
         if qualification.state == State.INVITED:
             qualification.state = State.STARTED
             qualification.updated_at = now
@@ -121,6 +143,7 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
 
 
 def round_gold(round_: QualificationRound) -> list[GoldItem]:
+    """Every gold item of the round (its pool), in item order."""
     return list(round_.gold_items.select_related("item").order_by("item__position", "pk"))
 
 
@@ -143,7 +166,7 @@ def open_attempt(*, project: Project, annotator, position: int) -> RoundAttempt:
 
 
 def _gold_at(attempt: RoundAttempt, index: int) -> GoldItem:
-    golds = round_gold(attempt.round)
+    golds = attempt_gold(attempt)
     if not 1 <= index <= len(golds):
         raise QualityError("No such item in this round.", status=404, code="not_found")
     return golds[index - 1]
@@ -168,7 +191,7 @@ def attempt_answer(*, project: Project, annotator, position: int, index: int, la
     with transaction.atomic():
         _locked_qualification(project, annotator)
         attempt = open_attempt(project=project, annotator=annotator, position=position)
-        golds = round_gold(attempt.round)
+        golds = attempt_gold(attempt)
         gold = _gold_at(attempt, index)
         if str(gold.pk) in attempt.answers:
             raise QualityError("You already answered this item.", status=409, code="answered")
@@ -194,7 +217,7 @@ def _finish(attempt: RoundAttempt, golds, keys, now) -> None:
             qualification.state = State.QUALIFIED
     else:
         policy = policy_for(round_.project)
-        if attempt.number >= policy.max_attempts:
+        if attempt.number >= attempts_allowed(qualification, round_, policy):
             qualification.state = State.ELIMINATED
     qualification.updated_at = now
     qualification.save(update_fields=["rounds_passed", "state", "updated_at"])
@@ -202,28 +225,32 @@ def _finish(attempt: RoundAttempt, golds, keys, now) -> None:
 
 def next_item_index(attempt: RoundAttempt) -> int | None:
     """The first item of the attempt not answered yet (1-based), or None."""
-    for index, gold in enumerate(round_gold(attempt.round), start=1):
+    for index, gold in enumerate(attempt_gold(attempt), start=1):
         if str(gold.pk) not in attempt.answers:
             return index
     return None
 
 
-def attempt_review(*, project: Project, annotator, position: int) -> tuple:
-    """The gold labels of a finished round, for an annotator, only if the researcher allows it."""
-    policy = policy_for(project)
-    attempt = (
+def latest_finished(*, project: Project, annotator, position: int) -> RoundAttempt | None:
+    return (
         RoundAttempt.objects.filter(
             qualification__project=project, qualification__annotator=annotator,
             round__position=position, finished_at__isnull=False,
-        ).order_by("-number").select_related("round").first()
+        ).order_by("-number").select_related("round", "qualification").first()
     )  # fmt: skip
-    if not policy.show_gold_after_round:
-        raise QualityError(
-            "This project does not show the researchers' labels after a round.",
-            status=403, code="forbidden",
-        )  # fmt: skip
-    if attempt is None:
-        raise QualityError(
-            "Finish the round first; its labels are shown afterwards.", status=403, code="forbidden"
-        )
-    return attempt, round_gold(attempt.round)
+
+
+def attempt_review(*, project: Project, annotator, position: int) -> tuple:
+    """The gold labels of the latest finished attempt, only when the review rule allows it."""
+    policy = policy_for(project)
+    attempt = latest_finished(project=project, annotator=annotator, position=position)
+    qualification = attempt.qualification if attempt is not None else None
+    opened, reason = review_state(
+        policy=policy,
+        qualification=qualification,
+        round_=attempt.round if attempt is not None else None,
+        attempt=attempt,
+    )
+    if not opened:
+        raise QualityError(reason, status=403, code="forbidden")
+    return attempt, attempt_gold(attempt)

@@ -37,6 +37,7 @@ class Command(BaseCommand):
             f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",
             f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
             "                    and 'annotator-new' (same password), who still has to pass the qualification rounds",
+            "                    (two attempts per round); `make demo-reset` puts the demo back to its first state",
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]

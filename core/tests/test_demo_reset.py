@@ -1,0 +1,43 @@
+"""`make demo-reset` (manage.py demo_reset) puts the demo back to its first state."""
+
+import pytest
+from django.core.management import call_command
+
+from annotation.demo import DEMO_SLUG, NEW_ANNOTATOR
+from annotation.models import LabelSet, Project, Qualification, RoundAttempt
+from annotation.services.quality import attempt_answer, attempt_start
+from core.models import User
+from studies.demo_study import DEMO_SLUG as STUDY_SLUG
+from studies.models import ParticipantSession, Study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_project(capsys):
+    call_command("load_demo")
+    project = Project.objects.get(slug=DEMO_SLUG)
+    labels_at_start = LabelSet.objects.filter(project=project).count()
+    new = User.objects.get(username=NEW_ANNOTATOR)
+    # A visitor fails round 1 as annotator-new, uses the participant link, changes a password.
+    attempt_start(project=project, annotator=new, position=1)
+    attempt_answer(project=project, annotator=new, position=1, index=1, labels=[[], [], []])
+    study = Study.objects.get(slug=STUDY_SLUG)
+    ParticipantSession.objects.create(study=study, external_id="5f0c1d2e3a4b5c6d7e8f9a0b")
+    new.set_password("something else")
+    new.save()
+
+    call_command("demo_reset")
+
+    project = Project.objects.get(slug=DEMO_SLUG)
+    assert LabelSet.objects.filter(project=project).count() == labels_at_start
+    assert not RoundAttempt.objects.filter(qualification__annotator=new).exists()
+    assert not Qualification.objects.filter(annotator=new).exists()
+    assert project.members.filter(annotator=new).exists()
+    assert project.quality.max_attempts == 2
+    assert not ParticipantSession.objects.filter(external_id="5f0c1d2e3a4b5c6d7e8f9a0b").exists()
+    assert ParticipantSession.objects.filter(study=study).exists()  # simulated ones stay
+    new.refresh_from_db()
+    assert new.check_password("chartroom-demo")
+    out = capsys.readouterr().out
+    assert "1 visitor session(s) removed" in out
+    assert Project.objects.filter(slug=DEMO_SLUG).count() == 1
