@@ -141,6 +141,9 @@ class AttentionCheckSerializer(serializers.ModelSerializer):
             "position", "image", "image_url", "created_at",
         ]  # fmt: skip
         read_only_fields = ["id", "created_at"]
+        # The model's default would let a POST without `kind` reach the service without
+        # one; an attention check's kind is a choice the researcher makes.
+        extra_kwargs = {"kind": {"required": True}}
 
     def get_image_url(self, check) -> str | None:
         if not check.image:
