@@ -3,7 +3,7 @@ import secrets
 from django.core.management.base import BaseCommand
 
 from annotation.models import Project
-from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+from core.management.commands.load_demo import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 
 
 def participant_link(base: str, study) -> str:
@@ -37,6 +37,7 @@ class Command(BaseCommand):
             f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",
             f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
             "                    and 'annotator-new' (same password), who still has to pass the qualification rounds",
+            f"  Admin site        {base}/admin/   user '{ADMIN}', password printed once by load_demo",
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]
