@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import envbool, envint, envlist
@@ -326,6 +327,30 @@ if not DEBUG:
     # Preloading is a request to browser vendors that only the domain's owner can make;
     # the deploy check's reminder about it is not a fault of this configuration.
     SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Content-Security-Policy (django-csp) on every response: scripts and styles only from this
+# site's static files (no inline <script>, on*= handlers or style= attributes in templates;
+# a template that truly needs an inline script uses {{ request.csp_nonce }}). Images may be
+# data: URLs (previews drawn in the browser). Forms may post to https: addresses only
+# because a finished participant's redirect to the completion URL follows a form post.
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE += ["csp.middleware.CSPMiddleware", "core.middleware.CspAdjustMiddleware"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "media-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF, "https:"],
+    }
+}
 
 # Login throttle (django-axes): failed sign-ins are counted per account and per address
 # in the database (shared by every web process); at the limit that account, or that

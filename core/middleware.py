@@ -89,3 +89,31 @@ class ApiErrorMiddleware:
             if header in response:
                 json_response[header] = response[header]
         return json_response
+
+
+# Style sources some responses need beyond the site's policy (config/settings.py). Scripts
+# stay 'self' everywhere: these only let third-party markup keep its look.
+RELAXED_STYLES = {"style-src": ["'unsafe-inline'"]}
+
+
+class CspAdjustMiddleware:
+    """Per-response additions to the Content-Security-Policy, for markup that is not ours.
+
+    HTML under /api/ (the browsable API and the API docs) comes from DRF's and Swagger
+    UI's templates and bundles, which set style attributes and inject <style> elements.
+
+    Listed after csp.middleware.CSPMiddleware, so it marks the response before the policy
+    is written.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if is_api_request(request) and response.get("Content-Type", "").startswith("text/html"):
+            response._csp_update = {
+                **RELAXED_STYLES,
+                **(getattr(response, "_csp_update", None) or {}),
+            }
+        return response
