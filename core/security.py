@@ -3,6 +3,7 @@ the production start-up check."""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import time
@@ -16,19 +17,29 @@ from django.db import DatabaseError
 logger = logging.getLogger(__name__)
 
 
-def client_ip(request) -> str:
+def client_ip(request) -> str | None:
     """The address a request came from, as one home for axes and the sign-up limit.
 
     Behind a TLS-terminating proxy (SECURE_PROXY_SSL_HEADER set) every request comes from
     the proxy, which appends the real client to X-Forwarded-For: the right-most entry is
     the one the proxy wrote, the others are whatever the client sent and can be forged.
+    None when there is no usable address (axes then records none).
     """
     if settings.SECURE_PROXY_SSL_HEADER:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         parts = [part.strip() for part in forwarded.split(",") if part.strip()]
-        if parts:
+        if parts and _is_ip(parts[-1]):
             return parts[-1]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    address = request.META.get("REMOTE_ADDR") or ""
+    return address if _is_ip(address) else None
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,7 @@ def sign_up_throttled(request) -> Throttled | None:
     """
     return rate_limit_hit(
         scope="sign-up",
-        key=client_ip(request),
+        key=client_ip(request) or "unknown",
         limit=settings.CHARTROOM_SIGNUP_LIMIT,
         window_seconds=settings.CHARTROOM_SIGNUP_WINDOW_SECONDS,
     )

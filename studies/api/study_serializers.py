@@ -13,7 +13,9 @@ from studies.services.study import SETTINGS_FIELDS, allowed_transitions
 
 class StudySerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    chart_set = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    chart_set = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True, help_text="Null until pairs are chosen."
+    )
     pair_count = serializers.SerializerMethodField()
     attention_check_count = serializers.SerializerMethodField()
     instructions_video_url = serializers.SerializerMethodField()
