@@ -74,3 +74,13 @@ def test_with_the_database_down_a_participant_link_shows_the_503_page(client, re
     with _database_gone():
         response = client.get(f"/s/{study.slug}/?PROLIFIC_PID=p1")
     assert response.status_code == 503 and b"briefly unavailable" in response.content
+
+
+def test_an_outage_met_outside_a_view_is_a_503_too(client, researcher):
+    """The 404 page reads the signed-in user from the database: that failure is a 503."""
+    client.force_login(researcher)
+    client.raise_request_exception = False
+    with _database_gone():
+        response = client.get("/no/such/page/")
+    assert response.status_code == 503 and response["Retry-After"] == "60"
+    assert b"briefly unavailable" in response.content
