@@ -185,9 +185,49 @@ def celery_worker_process(django_db_setup, django_db_blocker):
     celery_stop(proc)
 
 
+class CspWatchingBrowser:
+    """The Playwright browser, recording every Content-Security-Policy violation.
+
+    Chromium reports each refused inline script, handler, style or source as a console
+    error; every context made through this wrapper (the `page` fixture's and the ones
+    tests make themselves) is watched, and the test fails if any was seen.
+    """
+
+    def __init__(self, browser):
+        self._browser = browser
+        self.violations: list[str] = []
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.on("console", self._on_console)
+        return context
+
+    def _on_console(self, message):
+        if message.type == "error" and "Content Security Policy" in message.text:
+            self.violations.append(f"{message.location.get('url', '?')}: {message.text}")
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+@pytest.fixture(autouse=True)
+def _no_csp_violations(request):
+    """Browser tests fail when a page breaks the Content-Security-Policy."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    watcher = request.getfixturevalue("browser")
+    watcher.violations.clear()
+    yield
+    if watcher.violations:
+        found = "\n".join(dict.fromkeys(watcher.violations))
+        watcher.violations.clear()
+        pytest.fail(f"The pages broke the Content-Security-Policy:\n{found}", pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def browser():
-    """Debian's Chromium driven by Playwright (no browser download)."""
+    """Debian's Chromium driven by Playwright (no browser download), watched for CSP violations."""
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API keeps an event loop in this thread; the ORM calls that
@@ -200,7 +240,7 @@ def browser():
             args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"],
         )  # fmt: skip
-        yield instance
+        yield CspWatchingBrowser(instance)
         instance.close()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import matplotlib
 
@@ -26,4 +27,30 @@ def figure_to_svg(fig) -> str:
     svg = buffer.getvalue()
     # Drop the XML prolog and doctype so the SVG can be inlined in HTML.
     start = svg.find("<svg")
-    return svg[start:] if start >= 0 else svg
+    return without_inline_styles(svg[start:] if start >= 0 else svg)
+
+
+_STYLE_ATTRIBUTE = re.compile(r'\sstyle="([^"]*)"')
+_STYLE_ELEMENT = re.compile(r"\s*<style[^>]*>\s*\*\s*\{([^}]*)\}\s*</style>")
+
+
+def _as_attributes(declarations: str) -> str:
+    pairs = (part.split(":", 1) for part in declarations.split(";") if ":" in part)
+    return "".join(f' {name.strip()}="{value.strip()}"' for name, value in pairs)
+
+
+def without_inline_styles(svg: str) -> str:
+    """The same drawing with SVG presentation attributes instead of CSS.
+
+    matplotlib writes ``style="fill: #fff; stroke-width: 0.8"`` on every element and a
+    ``<style>*{...}</style>`` default. Pages forbid inline styles (their
+    Content-Security-Policy), but presentation attributes such as ``fill="#fff"`` are
+    not styles and draw the same: every property matplotlib writes (fill, stroke and
+    their widths, opacities and dashes, font-family, font-size, text-anchor) is one.
+    The ``*{}`` defaults move to the root element, from where they are inherited.
+    """
+    defaults = _STYLE_ELEMENT.search(svg)
+    if defaults:
+        svg = svg[: defaults.start()] + svg[defaults.end() :]
+        svg = svg.replace("<svg ", "<svg" + _as_attributes(defaults.group(1)) + " ", 1)
+    return _STYLE_ATTRIBUTE.sub(lambda match: _as_attributes(match.group(1)), svg)

@@ -123,6 +123,7 @@ def server_env(bench_url: str) -> dict:
         DJANGO_DEBUG="0",
         SECRET_KEY=secrets.token_urlsafe(40),
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
         DB_CONN_MAX_AGE="600",
     )
     env.pop("CELERY_BROKER_URL", None)  # nothing here dispatches tasks

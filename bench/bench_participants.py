@@ -201,6 +201,7 @@ def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
         DJANGO_DEBUG="0",
         SECRET_KEY=env.get("SECRET_KEY") or secrets.token_urlsafe(40),
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
         LOG_LEVEL="ERROR",
     )
     gunicorn = Path(sys.executable).with_name("gunicorn")

@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import envbool, envint, envlist
+from config.security import weak_secret_key_reason
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CHARTROOM_VAR_DIR", BASE_DIR / "var"))
@@ -46,15 +49,7 @@ if not DEBUG and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("DJANGO_DEBUG=0 needs ALLOWED_HOSTS (comma-separated host names).")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 
-if not DEBUG:
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SECURE_REFERRER_POLICY = "same-origin"
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0)
-SESSION_COOKIE_HTTPONLY = True
-X_FRAME_OPTIONS = "DENY"
+# HTTPS, HSTS, the login throttle and the Content-Security-Policy: see "security" below.
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,6 +68,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "core.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -105,6 +101,13 @@ TEMPLATES = [
 # --- database ---------------------------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 if DATABASE_URL:
+    if DATABASE_URL.startswith("sqlite:"):
+        # The embedded SQLite database has settings a URL cannot carry (locking, WAL).
+        raise ImproperlyConfigured(
+            "DATABASE_URL does not take sqlite:// URLs. For SQLite leave DATABASE_URL unset: "
+            "the database is chartroom.sqlite3 in CHARTROOM_VAR_DIR (default: var/ in the "
+            "checkout), so set CHARTROOM_VAR_DIR to put it elsewhere."
+        )
     if not DATABASE_URL.startswith(("postgres://", "postgresql://")):
         raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (psycopg 3).")
     DATABASES = {
@@ -284,6 +287,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "core.api.schema.add_standard_error_responses",
+    ],
 }
 
 LOGGING = {
@@ -292,3 +299,81 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# --- security ---------------------------------------------------------------------------------
+# Everything that hardens a deployment, in one place. DJANGO_DEBUG=0 turns on HTTPS-only
+# cookies, the SSL redirect and HSTS; each has a switch for set-ups that need another value.
+if not DEBUG and (reason := weak_secret_key_reason(SECRET_KEY)):
+    raise ImproperlyConfigured(
+        f"DJANGO_DEBUG=0 refuses this SECRET_KEY: {reason}. Generate one with "
+        "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`."
+    )
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+# Behind a proxy that terminates TLS, Django sees plain HTTP: name the header the proxy
+# sets (SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto) so it knows the request was https.
+# Only set it when such a proxy is in front and overwrites the header: a client could
+# otherwise claim https itself. It also makes the login throttle read the client's
+# address from X-Forwarded-For (core.security.client_ip).
+_proxy_header = os.environ.get("SECURE_PROXY_SSL_HEADER", "").strip()
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https") if _proxy_header else None
+)
+if not DEBUG:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+    # Preloading is a request to browser vendors that only the domain's owner can make;
+    # the deploy check's reminder about it is not a fault of this configuration.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Content-Security-Policy (django-csp) on every response: scripts and styles only from this
+# site's static files (no inline <script>, on*= handlers or style= attributes in templates;
+# a template that truly needs an inline script uses {{ request.csp_nonce }}). Images may be
+# data: URLs (previews drawn in the browser). Forms may post to https: addresses only
+# because a finished participant's redirect to the completion URL follows a form post.
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE += ["csp.middleware.CSPMiddleware", "core.middleware.CspAdjustMiddleware"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "media-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF, "blob:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF, "https:"],
+    }
+}
+
+# Login throttle (django-axes): failed sign-ins are counted per account and per address
+# in the database (shared by every web process); at the limit that account, or that
+# address, is locked out for the cool-off time. `manage.py axes_reset` (or axes_reset_username
+# NAME / axes_reset_ip ADDRESS) and the admin's "Access attempts" page lift a lock early.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last, as axes requires
+AUTHENTICATION_BACKENDS = [
+    "core.auth_backends.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("CHARTROOM_LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("CHARTROOM_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "core.security.client_ip"
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lock ends when it said it would
+AXES_VERBOSE = False
+# Annotator sign-up is not a failed login, so axes does not see it: each address may
+# create this many accounts per hour (core.security.rate_limit_hit, in the cache).
+CHARTROOM_SIGNUP_LIMIT = envint("CHARTROOM_SIGNUP_LIMIT", 20)
+CHARTROOM_SIGNUP_WINDOW_SECONDS = envint("CHARTROOM_SIGNUP_WINDOW_SECONDS", 3600)

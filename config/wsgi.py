@@ -5,6 +5,11 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
 
+# After the apps are loaded: production refuses to serve with a published demo password.
+from core.security import refuse_demo_passwords_in_production  # noqa: E402
+
+refuse_demo_passwords_in_production()
+
 from django.conf import settings  # noqa: E402  (after the app is set up)
 
 if settings.CHARTROOM_JOB_RUNNER == "local":

@@ -1,3 +1,5 @@
+import sys
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -11,6 +13,7 @@ from annotation.models import Project
 from core.api.errors import json_error
 from core.decorators import researcher_required
 from core.health import broker_status, database_status
+from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
 from studies.models import Study
@@ -101,6 +104,10 @@ def bad_request(request, exception=None):
 
 
 def server_error(request):
+    # Django calls this inside its except block, so the exception is at hand. A database
+    # outage that surfaced outside a view (a middleware reading the session) is a 503 too.
+    if is_database_unavailable(sys.exc_info()[1]):
+        return unavailable_response(request)
     if _wants_json(request):
         return json_error(500, "Something went wrong on our side. It has been logged.")
     return render(request, "500.html", status=500)

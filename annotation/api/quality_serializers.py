@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from annotation.api.serializers import LabelsInputSerializer, WorkCategorySerializer
 from annotation.models import GoldItem, QualificationRound, QualityPolicy
+from core.api.serializers import MAX_ID
 
 
 class RoundStatusSerializer(serializers.Serializer):
@@ -161,7 +162,9 @@ class GoldInputSerializer(serializers.Serializer):
 
 
 class GoldFromReferenceSerializer(serializers.Serializer):
-    items = serializers.ListField(child=serializers.IntegerField(), required=False)
+    items = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False
+    )
 
 
 class GoldFromReferenceResultSerializer(serializers.Serializer):
@@ -215,7 +218,9 @@ class QualificationRowSerializer(serializers.Serializer):
     work_state = serializers.CharField()
     rounds_passed = serializers.IntegerField(source="qualification.rounds_passed", default=0)
     controls_done = serializers.IntegerField(source="qualification.controls_done", default=0)
-    control_score = serializers.FloatField(source="qualification.control_accuracy", default=None)
+    control_score = serializers.FloatField(
+        source="qualification.control_accuracy", default=None, allow_null=True
+    )
     labels_included = serializers.BooleanField(
         source="qualification.labels_included", default=False
     )

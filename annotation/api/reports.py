@@ -258,7 +258,14 @@ class ExportView(APIView):
             ),
         ],
         responses={
-            (200, "application/octet-stream"): OpenApiTypes.BINARY,
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.ANY,
+                description="chocolate (a list of captions) and report-json (an object).",
+            ),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="labels-csv."),
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="labels-jsonl: one JSON object per line."
+            ),
             400: OpenApiResponse(description="Unknown format or label source."),
         },
         summary="Download the aggregated dataset (chocolate), raw labels or the report",

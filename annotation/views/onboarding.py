@@ -13,6 +13,7 @@ from annotation.services import (
     project_join,
 )
 from core.decorators import annotator_required, researcher_required
+from core.security import sign_up_throttled
 
 
 @annotator_required
@@ -45,6 +46,17 @@ def join(request, code: str):
         return render(request, "annotation/join.html", {"project": project, "form": None})
 
     form = AnnotatorSignUpForm(request.POST or None)
+    if request.method == "POST" and (throttled := sign_up_throttled(request)):
+        form.errors.clear()
+        form.add_error(
+            None,
+            "Too many accounts were created from your network in a short time. "
+            f"Try again in {throttled.wait}, or ask the researcher for help.",
+        )
+        response = render(request, "annotation/join.html", {"project": project, "form": form})
+        response.status_code = 429
+        response["Retry-After"] = str(throttled.retry_after)
+        return response
     if request.method == "POST" and form.is_valid():
         user = annotator_sign_up(
             project=project,
@@ -52,7 +64,7 @@ def join(request, code: str):
             password=form.cleaned_data["password1"],
             email=form.cleaned_data.get("email", ""),
         )
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome! You joined “{project.title}”.")
         return redirect("annotation:home")
     return render(request, "annotation/join.html", {"project": project, "form": form})

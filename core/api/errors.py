@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DataError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -33,6 +34,12 @@ def exception_handler(exc, context):
         exc = exceptions.NotFound("Not found.")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, OverflowError | DataError):
+        # A number or text beyond what the database column holds, in input a serializer
+        # let through: the database refused it and nothing was stored.
+        exc = exceptions.ValidationError(
+            {"non_field_errors": ["A number or text in the request is out of range."]}
+        )
 
     response = drf_exception_handler(exc, context)
     if response is None:

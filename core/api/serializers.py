@@ -2,8 +2,15 @@ from rest_framework import serializers
 
 from core.models import ApiToken, Job, User
 
+# The largest id a BigAutoField holds: larger numbers in input are refused as invalid
+# before a database driver refuses them with an error.
+MAX_ID = 2**63 - 1
+
 
 class MeSerializer(serializers.ModelSerializer):
+    # Not an EmailField: accounts made without an address answer "", which is no email.
+    email = serializers.CharField(read_only=True, help_text="Empty when none was given.")
+
     class Meta:
         model = User
         fields = ["id", "username", "email", "first_name", "last_name", "role"]

@@ -1,5 +1,6 @@
 from django.http import FileResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -69,7 +70,21 @@ class JobDetailView(generics.RetrieveAPIView):
 class JobDownloadView(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={(200, "application/octet-stream"): bytes})
+    @extend_schema(
+        summary="Download a finished job's file (an export); its type follows the format",
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV exports."),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="Zip exports (the HMI dataset)."
+            ),
+            (200, "application/json"): OpenApiResponse(
+                OpenApiTypes.ANY, description="JSON exports (the HMI dataset as JSON)."
+            ),
+            (200, "application/octet-stream"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="Parquet exports."
+            ),
+        },
+    )
     def get(self, request, pk: int):
         job = Job.objects.filter(created_by=request.user, pk=pk).first()
         if job is None or not job.result_file:

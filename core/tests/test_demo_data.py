@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.core.management import call_command
 
@@ -8,7 +10,12 @@ from studies.models import Chart, Study
 
 @pytest.mark.django_db
 def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(capsys):
+    # an older demo made the researcher a superuser
+    User.objects.create_superuser(
+        username="researcher", password="chartroom-demo", role="researcher"
+    )
     call_command("load_demo")
+    first = capsys.readouterr().out
     counts = (
         User.objects.count(),
         Chart.objects.count(),
@@ -16,11 +23,16 @@ def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(c
         Project.objects.count(),
         Item.objects.count(),
     )
-    assert User.objects.get(username="researcher").is_researcher
+    researcher = User.objects.get(username="researcher")
+    assert researcher.is_researcher and not researcher.is_staff and not researcher.is_superuser
+    admin = User.objects.get(username="admin")
+    password = re.search(r"user 'admin', password '([^']+)'", first).group(1)
+    assert admin.is_superuser and admin.check_password(password) and len(password) >= 16
     assert Chart.objects.count() >= 24 and Study.objects.filter(status="live").exists()
     assert Item.objects.exists()
 
     call_command("load_demo")
+    assert "user 'admin', password" not in capsys.readouterr().out  # printed once only
     again = (
         User.objects.count(),
         Chart.objects.count(),

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+STRONG_KEY = "q7Vx2-Lm9pR_tW4zK8bN3cY6hJ1fD5gS0aE_uI-oP2qR7sT9vW3xZ5yB8nM4kL6j"
 
 PROBE = """
 import json, django
@@ -40,6 +41,9 @@ def run_probe(tmp_path, **env_overrides):
             "SECRET_KEY",
             "DJANGO_DEBUG",
             "ALLOWED_HOSTS",
+            "SECURE_PROXY_SSL_HEADER",
+            "SECURE_SSL_REDIRECT",
+            "SECURE_HSTS_SECONDS",
         }  # fmt: skip
     }
     env.update(
@@ -96,14 +100,17 @@ def test_debug_off_refuses_to_start_without_a_secret_key(tmp_path):
 
 
 def test_debug_off_refuses_to_start_without_allowed_hosts(tmp_path):
-    result = run_probe(tmp_path, DJANGO_DEBUG="0", SECRET_KEY="x" * 50)
+    result = run_probe(tmp_path, DJANGO_DEBUG="0", SECRET_KEY=STRONG_KEY)
     assert result.returncode != 0
     assert "ALLOWED_HOSTS" in result.stderr
 
 
 def test_debug_off_with_key_and_hosts_sets_secure_cookies(tmp_path):
     result = run_probe(
-        tmp_path, DJANGO_DEBUG="0", SECRET_KEY="x" * 50, ALLOWED_HOSTS="a.example.org,b.example.org"
+        tmp_path,
+        DJANGO_DEBUG="0",
+        SECRET_KEY=STRONG_KEY,
+        ALLOWED_HOSTS="a.example.org,b.example.org",
     )
     assert result.returncode == 0, result.stderr
     conf = json.loads(result.stdout)

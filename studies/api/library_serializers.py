@@ -36,8 +36,8 @@ class ManipulationTypeCreateSerializer(serializers.Serializer):
 
 class ChartSetSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    group_count = serializers.IntegerField(read_only=True, default=None)
-    pair_count = serializers.IntegerField(read_only=True, default=None)
+    group_count = serializers.SerializerMethodField()
+    pair_count = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -47,6 +47,15 @@ class ChartSetSerializer(serializers.ModelSerializer):
             "group_count", "pair_count", "created_at", "updated_at", "url",
         ]  # fmt: skip
         read_only_fields = fields
+
+    # Lists annotate the counts in one query; a set just created or changed counts here.
+    def get_group_count(self, chart_set) -> int:
+        count = getattr(chart_set, "group_count", None)
+        return chart_set.groups.count() if count is None else count
+
+    def get_pair_count(self, chart_set) -> int:
+        count = getattr(chart_set, "pair_count", None)
+        return chart_set.questions.count() if count is None else count
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, chart_set) -> str:

@@ -62,10 +62,13 @@ class ImportReportSerializer(serializers.Serializer):
 
 
 class ImportErrorSerializer(serializers.Serializer):
+    """The import's 400: the error format, plus the file's problems and coverage when the
+    file was read (a request without a readable file gets the plain error format)."""
+
     detail = serializers.CharField()
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-    problems = ProblemSerializer(many=True)
-    coverage = CoverageSerializer(many=True)
+    problems = ProblemSerializer(many=True, required=False)
+    coverage = CoverageSerializer(many=True, required=False)
 
 
 class ModelEvalSerializer(serializers.Serializer):

@@ -13,7 +13,9 @@ from studies.services.study import SETTINGS_FIELDS, allowed_transitions
 
 class StudySerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
-    chart_set = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    chart_set = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, allow_null=True, help_text="Null until pairs are chosen."
+    )
     pair_count = serializers.SerializerMethodField()
     attention_check_count = serializers.SerializerMethodField()
     instructions_video_url = serializers.SerializerMethodField()
@@ -141,6 +143,9 @@ class AttentionCheckSerializer(serializers.ModelSerializer):
             "position", "image", "image_url", "created_at",
         ]  # fmt: skip
         read_only_fields = ["id", "created_at"]
+        # The model's default would let a POST without `kind` reach the service without
+        # one; an attention check's kind is a choice the researcher makes.
+        extra_kwargs = {"kind": {"required": True}}
 
     def get_image_url(self, check) -> str | None:
         if not check.image:

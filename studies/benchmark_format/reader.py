@@ -12,6 +12,7 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.csv_safety import csv_unescape
 from studies.answers import (
     MULTIPLE_CHOICE,
     KeyFormatError,
@@ -113,7 +114,11 @@ class _Reader:
         first_line = text.lstrip("\ufeff").split("\n", 1)[0]
         delimiter = max((",", ";", "\t"), key=first_line.count)
         try:
-            rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+            # Exports escape formula-like cells (core.csv_safety); read them back as written.
+            rows = [
+                [csv_unescape(cell) for cell in row]
+                for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+            ]
         except csv.Error as exc:
             self.problem(rel, None, f"The file is not valid CSV ({exc}).")
             return None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import zipfile
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from core.csv_safety import csv_writer
 from studies.answers import ANSWER_TYPE_LABELS
 
 from .layout import IMAGES_DIR, KEYS_FILE, MANIPULATIONS_FILE, QUESTIONS_DIR
@@ -17,7 +17,7 @@ from .records import ChartId, ChartRecord, _sort_key, parse_chart_id
 
 def _csv_bytes(rows: list[list[str]]) -> bytes:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer, lineterminator="\n")
     writer.writerows(rows)
     return buffer.getvalue().encode("utf-8")
 

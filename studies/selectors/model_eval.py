@@ -197,7 +197,7 @@ def _coverage(study_answers: pd.DataFrame, chart_ids: list[str]) -> list[dict]:
 
 # Bump when the report's content or shape changes, so reports cached by an older
 # version are not served after a deploy.
-REPORT_VERSION = 2
+REPORT_VERSION = 3  # 3: figures without inline CSS
 REPORT_CACHE_SECONDS = 6 * 60 * 60
 
 PREDICTION_COLUMNS = [

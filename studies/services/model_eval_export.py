@@ -8,7 +8,6 @@ answers, results snapshot, seed and generation time give the same bytes.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -24,6 +23,7 @@ from analysis.justifications import PER_MODEL_COLUMNS as JUSTIFICATION_MODEL_COL
 from analysis.log_odds import LOG_ODDS_COLUMNS as FIT_COLUMNS
 from analysis.model_eval.fact import CHI_SQUARE_COLUMNS, GROUP_COLUMNS, OVERALL_COLUMNS
 from analysis.model_eval.mind import ARROW_COLUMNS, METRIC_COLUMNS
+from core.csv_safety import csv_writer
 from studies.models import Study
 from studies.selectors.model_eval import NO_ANSWERS, PREDICTION_COLUMNS, model_eval_report
 
@@ -375,7 +375,7 @@ def _cell(value):
 
 def csv_text(spec: CsvFile, report: dict) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer, lineterminator="\n")
     writer.writerow(spec.header)
     for row in spec.rows(report):
         writer.writerow([_cell(row.get(column)) for column in spec.header])

@@ -45,6 +45,11 @@ def test_settings_change_through_the_service_and_are_audited(researcher):
     "changes,field",
     [
         ({"completion_url": "javascript:alert(1)"}, "completion_url"),
+        (
+            {"completion_url": "http://app.prolific.com/submissions/complete?cc={code}"},
+            "completion_url",
+        ),
+        ({"completion_url": "https:///no-host"}, "completion_url"),
         ({"time_limit_minutes": 0}, "time_limit_minutes"),
         ({"min_gap": 0}, "min_gap"),
         ({"title": "  "}, "title"),
@@ -239,3 +244,14 @@ def test_test_sessions_can_be_cleared_so_the_design_can_change(researcher):
     assert setup.study_test_sessions_clear(study=study, actor=researcher) == 2
     setup.attention_check_delete(check=check, actor=researcher)
     assert not ParticipantSession.objects.exists()
+
+
+def test_a_plain_http_completion_url_is_refused_with_the_reason(researcher):
+    study = draft(researcher)
+    with pytest.raises(ValidationError) as info:
+        setup.study_update(
+            study=study, actor=researcher, completion_url="http://example.org/done?cc={code}"
+        )
+    assert "https://" in info.value.message_dict["completion_url"][0]
+    study.refresh_from_db()
+    assert study.completion_url == ""

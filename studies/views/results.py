@@ -11,6 +11,7 @@ from django.http import FileResponse, Http404, JsonResponse, StreamingHttpRespon
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from analysis.svg import without_inline_styles
 from core.decorators import researcher_required
 from core.models import Job
 from studies.selectors import results as results_sel
@@ -57,6 +58,10 @@ def study_results(request, slug: str):
     if data:
         mixed = [r for r in data["log_odds"] if r["estimator"].startswith("BinomialBayes")]
         gee = [r for r in data["log_odds"] if r["estimator"].startswith("GEE")]
+    if data and data.get("svg"):
+        # Results computed before figures dropped inline CSS still carry it; the page's
+        # Content-Security-Policy would refuse it, so it is converted on the way out.
+        data["svg"] = {name: without_inline_styles(svg) for name, svg in data["svg"].items()}
     comparable = comparable_studies(study=study) if data else []
     other = next((s for s in comparable if s.slug == request.GET.get("compare")), None)
     context = {

@@ -8,7 +8,6 @@ aggregation and agreement, the reason.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from annotation.selectors.agreement import (
     label_set_rows,
     report_categories,
 )
+from core.csv_safety import csv_dict_writer
 
 LABEL_COLUMNS = (
     "item",
@@ -73,7 +73,7 @@ def label_rows(*, project: Project) -> Iterator[dict]:
 
 def labels_csv_chunks(*, project: Project, rows_per_chunk: int = 2000) -> Iterator[str]:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=LABEL_COLUMNS, lineterminator="\n")
+    writer = csv_dict_writer(buffer, LABEL_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for n, row in enumerate(label_rows(project=project), start=1):
         writer.writerow({**row, "value": int(row["value"]), "counted": int(row["counted"])})

@@ -8,8 +8,9 @@ knowing anything about the platform's database.
 from __future__ import annotations
 
 import copy
-import csv
 import io
+
+from core.csv_safety import csv_dict_writer
 
 RATE_COLUMNS = ("model", "dataset", "factual", "nonfactual", "total", "factual_rate", "error_rate")
 TABLES = {
@@ -70,7 +71,7 @@ def table_rows(data: dict, name: str) -> tuple[list[str], list[dict]]:
 def table_csv(data: dict, name: str) -> str:
     columns, rows = table_rows(data, name)
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer = csv_dict_writer(buffer, columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in rows:
         cells = {

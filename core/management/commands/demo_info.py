@@ -3,7 +3,7 @@ import secrets
 from django.core.management.base import BaseCommand
 
 from annotation.models import Project
-from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+from core.management.commands.load_demo import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 
 
 def participant_link(base: str, study) -> str:
@@ -38,6 +38,7 @@ class Command(BaseCommand):
             f"  Annotator logins  {base}/login/   users {', '.join(repr(a) for a in ANNOTATORS)}, password '{DEMO_PASSWORD}'",
             "                    and 'annotator-new' (same password), who still has to pass the qualification rounds",
             "                    (two attempts per round); `make demo-reset` puts the demo back to its first state",
+            f"  Admin site        {base}/admin/   user '{ADMIN}', password printed once by load_demo",
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]

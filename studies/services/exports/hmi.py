@@ -3,7 +3,6 @@ and a README data card; or the same numbers as JSON."""
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import zipfile
@@ -12,6 +11,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from core.csv_safety import csv_writer
 from studies.benchmark_format import ChartRecord, parse_chart_id, write_benchmark
 from studies.images import ImageRejected, validate_image
 from studies.models import Chart, Study
@@ -157,7 +157,7 @@ def hmi_zip_write(study: Study, out) -> dict:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         write_benchmark(records, zf)
         buffer = io.StringIO()
-        writer = csv.writer(buffer)
+        writer = csv_writer(buffer)
         writer.writerow(HMI_COLUMNS)
         writer.writerows(hmi_rows(data))
         zf.writestr("HMI.csv", buffer.getvalue().encode("utf-8"))

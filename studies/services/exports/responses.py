@@ -7,12 +7,12 @@ small next to the responses (one entry per participant).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.csv_safety import csv_writer
 from studies.models import Study
 from studies.selectors.results import chart_catalogue, response_rows
 from studies.services.exports.pseudonyms import pseudonym, study_salt
@@ -153,7 +153,7 @@ def _wide_row(person: Person, cells: list, failed: int, include_platform_ids: bo
 def csv_chunks(columns: list[str], rows: Iterator[list], *, rows_per_chunk: int = 2000):
     """CSV text in chunks of rows, for a StreamingHttpResponse or a file."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
+    writer = csv_writer(buffer)
     writer.writerow(columns)
     for count, row in enumerate(rows, start=1):
         writer.writerow(row)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -44,8 +45,19 @@ VIDEO_HINT = "MP4, WebM or Ogg"
 
 
 def _check_completion_url(url: str) -> None:
-    if url and not url.lower().startswith(("https://", "http://")):
-        raise ValidationError({"completion_url": "Use a full web address starting with https://."})
+    # Participants are sent there with their completion code (and often their platform
+    # id) in the address: over plain http anyone on the network could read or change it.
+    if not url:
+        return
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() != "https" or not parts.hostname:
+        raise ValidationError(
+            {
+                "completion_url": "Use a full https:// address (e.g. https://app.prolific.com/"
+                "submissions/complete?cc={code}); plain http:// and other schemes are refused "
+                "because the address carries the participant's completion code."
+            }
+        )
 
 
 def study_update(*, study: Study, actor: User | None, **changes) -> Study:

@@ -1,0 +1,119 @@
+"""Error responses that no view produces: the API's JSON format everywhere under /api/,
+and a 503 instead of a 500 while the database cannot be reached."""
+
+from __future__ import annotations
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+
+from core.api.errors import error_body
+
+API_PREFIX = "/api/"
+# How long clients should wait before asking again while the database is away: long
+# enough for a restart or a failover, short enough that a participant's retry succeeds.
+RETRY_AFTER_SECONDS = 60
+UNAVAILABLE_DETAIL = (
+    "The service is briefly unavailable (its database cannot be reached). Try again in a minute."
+)
+
+
+def is_api_request(request) -> bool:
+    return request.path.startswith(API_PREFIX)
+
+
+def is_database_unavailable(exc: BaseException | None) -> bool:
+    # OperationalError is what psycopg and sqlite raise when the server is gone, refuses
+    # connections or the file is locked; InterfaceError when a pooled connection died.
+    return isinstance(exc, OperationalError | InterfaceError)
+
+
+def unavailable_response(request) -> HttpResponse:
+    """503 with Retry-After: JSON under /api/, a self-contained page elsewhere.
+
+    The page is rendered without context processors: they would read the session and
+    the user, which live in the database that is down.
+    """
+    if is_api_request(request):
+        response = JsonResponse(error_body(UNAVAILABLE_DETAIL), status=503)
+    else:
+        response = HttpResponse(render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _is_json(response) -> bool:
+    content_type = response.get("Content-Type", "")
+    return content_type.startswith("application/json") or "+json" in content_type
+
+
+def _detail_of(request, response) -> str:
+    if response.status_code == 405:
+        return f'Method "{request.method}" not allowed.'  # DRF's wording, for one voice
+    reason = response.reason_phrase or "Error"
+    return {404: "Not found.", 500: "Something went wrong on our side. It has been logged."}.get(
+        response.status_code, f"{reason}."
+    )
+
+
+class ApiErrorMiddleware:
+    """Outermost error shaping: every error response under /api/ is JSON, and a database
+    outage anywhere is a 503 with Retry-After.
+
+    Views behind DRF already answer in the format (core.api.errors); this catches what
+    happens before or around them: Django's own 404/405 responses, the schema and docs
+    views rendering errors as YAML or HTML, and exceptions raised by other middleware.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if is_api_request(request) and response.status_code >= 400 and not _is_json(response):
+            response = self._as_json(request, response)
+        return response
+
+    def process_exception(self, request, exception):
+        if is_database_unavailable(exception):
+            return unavailable_response(request)
+        return None
+
+    @staticmethod
+    def _as_json(request, response) -> JsonResponse:
+        json_response = JsonResponse(
+            error_body(_detail_of(request, response)), status=response.status_code
+        )
+        for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+            if header in response:
+                json_response[header] = response[header]
+        return json_response
+
+
+# Style sources some responses need beyond the site's policy (config/settings.py). Scripts
+# stay 'self' everywhere: these only let third-party markup keep its look.
+RELAXED_STYLES = {"style-src": ["'unsafe-inline'"]}
+
+
+class CspAdjustMiddleware:
+    """Per-response additions to the Content-Security-Policy, for markup that is not ours.
+
+    HTML under /api/ (the browsable API and the API docs) comes from DRF's and Swagger
+    UI's templates and bundles, which set style attributes and inject <style> elements.
+
+    Listed after csp.middleware.CSPMiddleware, so it marks the response before the policy
+    is written.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if is_api_request(request) and response.get("Content-Type", "").startswith("text/html"):
+            response._csp_update = {
+                **RELAXED_STYLES,
+                **(getattr(response, "_csp_update", None) or {}),
+            }
+        return response
