@@ -70,6 +70,16 @@ def chart_set_pairs(chart_set) -> QuerySet[Question]:
     )
 
 
+def complete_pair_ids(chart_set) -> list[int]:
+    """The ids of a chart set's pairs that have both charts, for "use every complete pair"."""
+    return list(
+        Question.objects.filter(chart_set=chart_set)
+        .complete()
+        .order_by("group__code", "code")
+        .values_list("id", flat=True)
+    )
+
+
 def study_has_live_sessions(study: Study) -> bool:
     return ParticipantSession.objects.counted().filter(study=study).exists()
 

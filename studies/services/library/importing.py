@@ -39,7 +39,7 @@ from studies.benchmark_format import (
     read_benchmark,
 )
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import AnswerType, ChartSet, ChartType
+from studies.models import PAIR_VERSIONS, AnswerType, ChartSet, ChartType
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
@@ -138,7 +138,7 @@ def pairs_from_records(
     pairs: list[PairInput] = []
     for code in sorted(by_question, key=natural_key):
         versions = by_question[code]
-        if set(versions) != {1, 2}:
+        if set(versions) != PAIR_VERSIONS:
             continue  # the reader reported the missing partner or the partner's own problem
         one, two = versions[1], versions[2]
         if one.answer_type != two.answer_type:

@@ -101,7 +101,7 @@ def study_pairs_set(
                 "questions": f"{len(missing)} of the chosen pairs are not in the chart set “{chart_set}”."
             }
         )
-    incomplete = [q.code for q in questions if {c.version for c in q.charts.all()} != {1, 2}]
+    incomplete = [q.code for q in questions if not q.has_both_charts]
     if incomplete:
         raise ValidationError(
             {"questions": "These pairs lack a chart and cannot be used: " + ", ".join(incomplete)}
