@@ -370,12 +370,7 @@ def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
         check = trial.attention_check
         return check.answer_type, list(check.options or []), check.answer_key, check.tolerance
     question = trial.question
-    options = list(question.options or [])
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-        options = answers.parse_options(question.text)
-    key = question.answer_key
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and isinstance(question.key_value, int):
-        key = question.key_value
+    options, key = answers.question_key(question)
     return question.answer_type, options, key, question.tolerance
 
 
