@@ -298,9 +298,8 @@ def study_results_state(study: Study):
     from core.models import Job
     from studies.models import StudyResults
 
-    subject = f"studies.study:{study.pk}"
     snapshot = StudyResults.objects.filter(study=study).select_related("job", "pending_job").first()
-    jobs = Job.objects.filter(subject=subject)
+    jobs = Job.objects.filter(subject=study.subject)
     compute = jobs.filter(kind="studies.results_compute").order_by("-created_at").first()
     exports = list(jobs.filter(kind="studies.results_export").order_by("-created_at")[:8])
     return snapshot, compute, study_response_count(study), exports

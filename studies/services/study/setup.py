@@ -73,7 +73,7 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     audit_record(
         actor=actor,
         action="study.update",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"fields": sorted(changed)},
     )
     return study
@@ -116,7 +116,7 @@ def study_pairs_set(
     audit_record(
         actor=actor,
         action="study.pairs",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"chart_set": chart_set.pk, "questions": sorted(wanted)},
     )
     return pairs
@@ -164,7 +164,7 @@ def study_video_set(*, study: Study, upload, actor: User | None) -> Study:
     study.save(update_fields=["instructions_video", "updated_at"])
     if old and old != study.instructions_video.name:
         study.instructions_video.storage.delete(old)
-    audit_record(actor=actor, action="study.video", subject=f"study:{study.pk}")
+    audit_record(actor=actor, action="study.video", subject=study.subject)
     return study
 
 
@@ -173,5 +173,5 @@ def study_video_clear(*, study: Study, actor: User | None) -> Study:
         study.instructions_video.delete(save=False)
         study.instructions_video = ""
         study.save(update_fields=["instructions_video", "updated_at"])
-        audit_record(actor=actor, action="study.video.remove", subject=f"study:{study.pk}")
+        audit_record(actor=actor, action="study.video.remove", subject=study.subject)
     return study
