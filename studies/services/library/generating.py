@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 
+from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
 from studies.answers import KeyFormatError, normalize_key, parse_options
@@ -24,7 +25,6 @@ from studies.services.library.pairs import (
     PairInput,
     WriteSummary,
     chartset_insert,
-    natural_key,
     pairs_write,
 )
 

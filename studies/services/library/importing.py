@@ -26,6 +26,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils.text import slugify
 
+from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
 from core.storage import private_storage
@@ -44,7 +45,6 @@ from studies.services.library.pairs import (
     ChartInput,
     PairInput,
     chartset_insert,
-    natural_key,
     pairs_write,
     slug_problem,
 )
