@@ -173,8 +173,9 @@ def pair_generate_save(
 def _is_current(question: Question | None, spec: ChartSpec) -> bool:
     if question is None or question.spec != spec.to_dict():
         return False
-    charts = list(question.charts.all())
-    return len(charts) == 2 and all(default_storage.exists(c.image.name) for c in charts)
+    return question.has_both_charts and all(
+        default_storage.exists(c.image.name) for c in question.charts.all()
+    )
 
 
 @dataclass
