@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.splits import DEFAULT_SPLIT_MAP, SPLITS
 from analysis.svg import figure_to_svg
 
 # Section 2.1 error typology, under the label names of the released data.
@@ -45,17 +46,6 @@ CATEGORY_NAMES = MappingProxyType(
 # A grammatical slip does not misstate the chart, so it does not make a sentence non-factual.
 FACTUAL_CATEGORIES = tuple(c for c in CATEGORIES if c != "grammatical_error")
 
-SPLITS = ("LVLM", "LLM", "FT")
-DEFAULT_SPLIT_MAP = MappingProxyType(
-    {
-        "gpt4v": "LVLM",
-        "bard": "LVLM",
-        "deplot": "LLM",
-        "chartt5": "FT",
-        "matcha": "FT",
-        "unichart": "FT",
-    }
-)
 # Row order and display names of the paper's Tables 5 and 6.
 MODELS = ("chartt5", "matcha", "unichart", "deplot", "bard", "gpt4v")
 MODEL_NAMES = MappingProxyType(

@@ -8,8 +8,10 @@ as they are. No Django import: the import parser and analysis scripts use it too
 
 from __future__ import annotations
 
-from types import MappingProxyType
 from typing import NamedTuple
+
+# Splits follow the captioning model, as in the paper.
+from analysis.splits import DEFAULT_SPLIT_MAP
 
 DEFAULT_GUIDELINES = """\
 In this task, you will evaluate the factual errors for a generated caption with regard to the \
@@ -115,17 +117,6 @@ DEFAULT_CATEGORIES: tuple[CategoryDefault, ...] = (
     ),
 )
 
-# Splits follow the captioning model (seed section 2.2 and appendix C).
-DEFAULT_SPLIT_MAP = MappingProxyType(
-    {
-        "gpt4v": "LVLM",
-        "bard": "LVLM",
-        "deplot": "LLM",
-        "chartt5": "FT",
-        "matcha": "FT",
-        "unichart": "FT",
-    }
-)
 
 # Keys the page keeps for itself: navigation, submit, zoom and help.
 RESERVED_SHORTCUTS = frozenset({"j", "k", "?", "+", "-", "=", "0", " "})

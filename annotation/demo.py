@@ -89,7 +89,7 @@ def _prelabel(project: Project, annotators: list[tuple[User, int]]) -> None:
 
 
 def _prelabel_with(project: Project, annotators: list[tuple[User, int]], rng) -> None:
-    keys = list(project.categories.values_list("key", flat=True))
+    keys = project.category_keys()
     references = dict(project.items.values_list("pk", "reference__labels"))
     for annotator, count in annotators:
         for _ in range(count):

@@ -564,7 +564,49 @@ def check_ranking(answer_items, key_items) -> bool:
     return answer == key
 
 
+def ranks_every_option(items, options) -> bool:
+    """Whether a ranking names every option exactly once, in any order.
+
+    Items compare as :func:`check_ranking` compares them (case, spacing and a final
+    period don't count).
+    """
+    return sorted(map(_norm_item, items)) == sorted(map(_norm_item, options))
+
+
+def ranking_from_places(places: Sequence[int | None], options: Sequence[str]) -> list[str]:
+    """The options in the order of their places (``places[i]`` is option i's, from 1).
+
+    Raises :class:`AnswerFormatError` unless the places are 1 to n, each given once
+    (``None`` is an item still to place).
+    """
+    n = len(options)
+    if len(places) != n or sorted(p for p in places if p) != list(range(1, n + 1)):
+        missing = sum(1 for p in places if not p) + max(n - len(places), 0)
+        still = f" ({missing} still to place)" if missing else ""
+        raise AnswerFormatError(
+            f"Please place every item: give each its own rank, from 1 to {n}{still}."
+        )
+    return [options[i] for i in sorted(range(n), key=lambda i: places[i])]
+
+
 # --------------------------------------------------------------------- dispatching
+
+
+def question_key(question) -> tuple[list[str], object]:
+    """(options, key) that a question's answers are checked against, wherever they are checked.
+
+    A multiple-choice question without stored options has them numbered in its text,
+    and its key is the option index the import resolved, or else the key as the
+    researcher wrote it (resolved when checked). ``question`` has ``answer_type``,
+    ``text``, ``options``, ``answer_key`` and ``key_value`` (a Question row).
+    """
+    options = list(question.options or [])
+    key = question.answer_key
+    if question.answer_type == MULTIPLE_CHOICE:
+        options = options or parse_options(question.text)
+        if isinstance(question.key_value, int) and not isinstance(question.key_value, bool):
+            key = question.key_value
+    return options, key
 
 
 def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None):

@@ -51,12 +51,9 @@ def _sanity_chart() -> bytes:
 
 
 def _complete_pairs(chart_set: ChartSet) -> list[Question]:
-    questions = Question.objects.filter(chart_set=chart_set).prefetch_related("charts")
-    return [
-        q
-        for q in questions.order_by("group__code", "code")
-        if {c.version for c in q.charts.all()} == {1, 2}
-    ]
+    return list(
+        Question.objects.filter(chart_set=chart_set).complete().order_by("group__code", "code")
+    )
 
 
 @transaction.atomic

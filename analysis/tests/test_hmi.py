@@ -17,6 +17,7 @@ from analysis.hmi import (
 )
 from analysis.log_odds import kendall_tau
 from analysis.simulate import chartom_groups, make_charts, simulate_trials
+from analysis.tables import natural_sorted
 
 
 def _trials(chart_id, outcomes, start=0):
@@ -119,6 +120,13 @@ def test_a_chart_nobody_answered_gets_nan_and_a_note():
 def test_hmi_rows_come_in_natural_chart_order():
     trials = pd.concat([_trials(c, [True]) for c in ["G10_Q1_1", "G2_Q1_1", "G1_Q2_1"]])
     assert chart_hmi(trials)["chart_id"].tolist() == ["G1_Q2_1", "G2_Q1_1", "G10_Q1_1"]
+
+
+def test_the_natural_order_sorts_codes_of_any_shape():
+    # The library sorts question and group codes with it too; a code starting with a
+    # digit beside one starting with a letter must not break the sort.
+    codes = ["G7_Q10", "G7_Q2", "7up", "G10", "G2", "A"]
+    assert natural_sorted(codes) == ["7up", "A", "G2", "G7_Q2", "G7_Q10", "G10"]
 
 
 # --------------------------------------------------------------------------- group table

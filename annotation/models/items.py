@@ -1,9 +1,11 @@
 """Caption items, their reference labels (kept apart) and the imports that brought them."""
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from annotation.labels import LabelProblem, clean_labels
 from annotation.models.project import Project
 
 
@@ -87,6 +89,17 @@ class Item(models.Model):
     @property
     def caption(self) -> str:
         return " ".join(self.sentences)
+
+    def labels_clean(self, labels, keys) -> list[list[str]]:
+        """``labels`` checked against this caption and the project's category ``keys``.
+
+        The form every draft, submit and gold answer is stored in; a problem is a
+        ValidationError on ``labels`` that names the sentence.
+        """
+        try:
+            return clean_labels(labels, sentences=len(self.sentences), keys=keys)
+        except LabelProblem as exc:
+            raise ValidationError({"labels": [str(exc)]}) from None
 
 
 class ReferenceLabels(models.Model):

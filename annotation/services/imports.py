@@ -240,7 +240,7 @@ def captions_import(
     too_large = upload_limit_problem(upload_size(source) + upload_size(images))
     if too_large:
         raise ImportRejected([too_large])
-    keys = list(project.categories.order_by("position", "pk").values_list("key", flat=True))
+    keys = project.category_keys()
     zipped = _Images(images)
 
     def reader() -> CaptionReader:

@@ -11,8 +11,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.labels import LabelProblem, clean_labels
-from annotation.models import Assignment, Item, LabelSet, Project
+from annotation.models import Assignment, Item, LabelSet
 from annotation.services.quality import control_record
 from annotation.services.queue import QueueError, items_recount
 from annotation.services.reports.jobs import report_labels_arrived
@@ -20,17 +19,6 @@ from core.models import User
 
 State = Assignment.State
 MAX_SKIP_REASON = 1000
-
-
-def _category_keys(project: Project) -> list[str]:
-    return list(project.categories.order_by("position", "pk").values_list("key", flat=True))
-
-
-def _clean(item: Item, labels, keys: list[str]) -> list[list[str]]:
-    try:
-        return clean_labels(labels, sentences=len(item.sentences), keys=keys)
-    except LabelProblem as exc:
-        raise ValidationError({"labels": [str(exc)]}) from None
 
 
 def _active(assignment: Assignment, reported, now) -> float:
@@ -90,8 +78,8 @@ def assignment_draft_save(
         if assignment.state == State.LEASED and assignment.expires_at <= now:
             _expire_now(assignment, now)
         elif assignment.state == State.LEASED:
-            keys = _category_keys(assignment.project)
-            assignment.draft = _clean(assignment.item, labels, keys)
+            keys = assignment.project.category_keys()
+            assignment.draft = assignment.item.labels_clean(labels, keys)
             assignment.active_seconds = _active(assignment, active_seconds, now)
             assignment.draft_saved_at = now
             assignment.save(update_fields=["draft", "active_seconds", "draft_saved_at"])
@@ -109,8 +97,8 @@ def assignment_submit(
         if assignment.state == State.LEASED and assignment.expires_at <= now:
             _expire_now(assignment, now)
         elif assignment.state == State.LEASED:
-            keys = _category_keys(assignment.project)
-            cleaned = _clean(assignment.item, labels, keys)
+            keys = assignment.project.category_keys()
+            cleaned = assignment.item.labels_clean(labels, keys)
             active = _active(assignment, active_seconds, now)
             label_set = LabelSet.objects.create(
                 assignment=assignment,

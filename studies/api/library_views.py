@@ -21,6 +21,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.tables import natural_key
 from core.api.errors import error_body
 from core.permissions import IsResearcher
 from studies.api.library_serializers import (
@@ -73,7 +74,6 @@ from studies.services.library import (
     sync_max_bytes,
     upload_bundle,
 )
-from studies.services.library.pairs import natural_key
 
 NOT_FOUND = OpenApiResponse(ErrorSerializer, description="Not found, or not a set you can see.")
 INVALID = OpenApiResponse(ErrorSerializer, description="Invalid input; nothing was changed.")

@@ -33,7 +33,7 @@ from studies.api.study_serializers import (
 from studies.models import AttentionCheck, ChartSet, ParticipantSession, Study
 from studies.selectors.readiness import study_blockers, study_warnings
 from studies.selectors.study import (
-    chart_set_pairs,
+    complete_pair_ids,
     session_trials,
     study_monitor,
     study_pair_questions,
@@ -194,11 +194,7 @@ class StudyPairsView(StudyScoped, APIView):
         if chart_set is None:
             raise Http404
         if data["all"]:
-            ids = [
-                q.id
-                for q in chart_set_pairs(chart_set)
-                if {c.version for c in q.charts.all()} == {1, 2}
-            ]
+            ids = complete_pair_ids(chart_set)
         else:
             ids = data["questions"]
         setup.study_pairs_set(

@@ -21,7 +21,12 @@ __all__ = [
     "ManipulationType",
     "Question",
     "MIND_TEMPLATE",
+    "PAIR_VERSIONS",
 ]
+
+# A pair is complete with both charts: the non-manipulated (1) and the manipulated (2),
+# Chart.Version's values.
+PAIR_VERSIONS = frozenset({1, 2})
 
 MIND_TEMPLATE = (
     "Here is a chart we will present to typical university students and ask them the following "
@@ -125,6 +130,15 @@ class ChartGroup(models.Model):
         return self.code
 
 
+class QuestionQuerySet(models.QuerySet):
+    def complete(self):
+        """The pairs that have both their charts (one join a version; at most one chart each)."""
+        queryset = self
+        for version in sorted(PAIR_VERSIONS):
+            queryset = queryset.filter(charts__version=version)
+        return queryset
+
+
 class Question(models.Model):
     """A FACT question and its answer key, shared by both charts of a pair."""
 
@@ -147,6 +161,8 @@ class Question(models.Model):
     spec = models.JSONField(default=dict, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = QuestionQuerySet.as_manager()
+
     class Meta:
         ordering = ["chart_set", "group__code", "code"]
         constraints = [
@@ -157,6 +173,11 @@ class Question(models.Model):
 
     def __str__(self) -> str:
         return self.code
+
+    @property
+    def has_both_charts(self) -> bool:
+        """Whether the pair is complete; reads ``charts`` (prefetch it for many questions)."""
+        return {chart.version for chart in self.charts.all()} == PAIR_VERSIONS
 
     @property
     def mind_question(self) -> str:

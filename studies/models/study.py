@@ -182,6 +182,16 @@ class Study(models.Model):
         return self.title
 
     @property
+    def subject(self) -> str:
+        """What the study's jobs and audit entries name it by (as ``Project.subject``)."""
+        return self.subject_of(self.pk)
+
+    @staticmethod
+    def subject_of(pk: int) -> str:
+        """``subject`` from the study's id alone, where only the id is at hand."""
+        return f"studies.study:{pk}"
+
+    @property
     def platform_choice(self) -> Platform:
         return Platform(self.platform)
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Prefetch, QuerySet
 from django.http import Http404
 
+from analysis.tables import natural_key
 from core.models import User
 from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question
-from studies.services.library.pairs import natural_key
 
 
 def chartsets_for_user(*, user: User) -> QuerySet[ChartSet]:

@@ -7,11 +7,10 @@ the API can name it.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 
 from studies import answers
-from studies.models import AnswerType, Chart, Platform, Question, Study
+from studies.models import AnswerType, Platform, Question, Study
 from studies.ordering import max_gap
 from studies.selectors.timing import study_expected_minutes
 from studies.starter_texts import texts_with_placeholders
@@ -41,11 +40,7 @@ class ReadinessItem:
 
 def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
     items = []
-    versions = defaultdict(set)
-    for question_id, version in Chart.objects.filter(question_id__in=pair_ids).values_list(
-        "question_id", "version"
-    ):
-        versions[question_id].add(version)
+    complete = set(Question.objects.filter(id__in=pair_ids).complete().values_list("id", flat=True))
     questions = (
         Question.objects.filter(id__in=pair_ids)
         .select_related("chart_set")
@@ -53,7 +48,7 @@ def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
     )
     for question in questions:
         where = (question.chart_set.slug, question.code)
-        if versions[question.id] != {1, 2}:
+        if question.id not in complete:
             items.append(
                 ReadinessItem(
                     "pair_incomplete",

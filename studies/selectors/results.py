@@ -15,6 +15,7 @@ import pandas as pd
 from django.db import connection
 from django.db.models import Count, Min, Q
 
+from studies import exclusion_rules
 from studies.models import (
     Chart,
     ExclusionOverride,
@@ -48,9 +49,26 @@ class SessionFacts:
     override: str | None = None
     override_reason: str = ""
 
+    @property
+    def rule_facts(self) -> exclusion_rules.RuleFacts:
+        """The facts ``exclusion_rules.rule_reasons`` looks at."""
+        return exclusion_rules.RuleFacts(
+            status=self.status,
+            is_test=self.is_pilot or self.is_preview,
+            attention_failures=self.attention_failures,
+            answered=self.answered,
+            trial_count=self.trial_count,
+            median_chart_seconds=self.median_chart_seconds,
+            fastest_trial_ms=self.fastest_trial_ms,
+        )
 
-def session_facts(study: Study) -> list[SessionFacts]:
-    """Every session of the study (declined ones too) with its median time per chart."""
+
+def session_facts(study: Study, *, times: bool = False) -> list[SessionFacts]:
+    """Every session of the study (declined ones too) with what the exclusion rules look at.
+
+    The time per chart and the fastest trial are read when a rule uses them, or
+    always with ``times`` (the monitor shows them).
+    """
     rows = ParticipantSession.objects.filter(study=study).order_by("number", "id")
     facts = [
         SessionFacts(*values)
@@ -68,11 +86,11 @@ def session_facts(study: Study) -> list[SessionFacts]:
             "completed_at",
         ).iterator(chunk_size=CHUNK)
     ]
-    if study.min_seconds_per_trial > 0:
+    if times or study.min_seconds_per_trial > 0:
         medians = median_chart_seconds(study)
         for fact in facts:
             fact.median_chart_seconds = medians.get(fact.id)
-    if study.min_trial_ms > 0:
+    if times or study.min_trial_ms > 0:
         fastest = fastest_trial_ms(study)
         for fact in facts:
             fact.fastest_trial_ms = fastest.get(fact.id)
@@ -280,9 +298,8 @@ def study_results_state(study: Study):
     from core.models import Job
     from studies.models import StudyResults
 
-    subject = f"studies.study:{study.pk}"
     snapshot = StudyResults.objects.filter(study=study).select_related("job", "pending_job").first()
-    jobs = Job.objects.filter(subject=subject)
+    jobs = Job.objects.filter(subject=study.subject)
     compute = jobs.filter(kind="studies.results_compute").order_by("-created_at").first()
     exports = list(jobs.filter(kind="studies.results_export").order_by("-created_at")[:8])
     return snapshot, compute, study_response_count(study), exports

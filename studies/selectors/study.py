@@ -22,7 +22,7 @@ from studies.models import (
     Trial,
 )
 from studies.selectors.readiness import study_blockers
-from studies.selectors.results import fastest_trial_ms
+from studies.selectors.results import session_facts
 
 Status = ParticipantSession.Status
 FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
@@ -67,6 +67,16 @@ def chart_set_pairs(chart_set) -> QuerySet[Question]:
         .select_related("group", "group__manipulation")
         .prefetch_related("charts")
         .order_by("group__code", "code")
+    )
+
+
+def complete_pair_ids(chart_set) -> list[int]:
+    """The ids of a chart set's pairs that have both charts, for "use every complete pair"."""
+    return list(
+        Question.objects.filter(chart_set=chart_set)
+        .complete()
+        .order_by("group__code", "code")
+        .values_list("id", flat=True)
     )
 
 
@@ -192,33 +202,6 @@ def trial_current(session: ParticipantSession) -> Trial | None:
     return _one(participant_trials().filter(session=session, position=session.current_position))
 
 
-# ------------------------------------------------------------------ exclusion preview
-
-
-def exclusion_reasons(
-    study: Study,
-    *,
-    status: str,
-    is_test: bool = False,
-    attention_failures: int = 0,
-    median_chart_seconds: float | None = None,
-    answered: int = 0,
-    trial_count: int = 0,
-    fastest_trial_ms: int | None = None,
-) -> list[str]:
-    """The study's exclusion rules applied to one session (as the analysis applies them)."""
-    facts = exclusion_rules.RuleFacts(
-        status=status,
-        is_test=is_test,
-        attention_failures=attention_failures,
-        answered=answered,
-        trial_count=trial_count,
-        median_chart_seconds=median_chart_seconds,
-        fastest_trial_ms=fastest_trial_ms,
-    )
-    return [text for _code, text in exclusion_rules.rule_reasons(study, facts)]
-
-
 # ------------------------------------------------------------------ monitoring
 
 
@@ -289,21 +272,12 @@ class Monitor:
         return self.attention_failed / self.attention_answered
 
 
-def _medians(study: Study) -> dict[int, float]:
-    times = defaultdict(list)
-    for session_id, ms in Response.objects.filter(
-        session__study=study, chart__isnull=False, server_ms__isnull=False
-    ).values_list("session_id", "server_ms"):
-        times[session_id].append(ms / 1000)
-    return {sid: statistics.median(values) for sid, values in times.items()}
-
-
 def study_monitor(study: Study, *, now=None) -> Monitor:
     """Counts, order balance, durations and the exclusion preview for the monitoring page."""
     now = now or timezone.now()
     sessions = list(ParticipantSession.objects.filter(study=study).order_by("-created_at", "-id"))
-    medians = _medians(study)
-    fastest = fastest_trial_ms(study)
+    # The analysis's facts and rules, so the preview is what the results will use.
+    facts = {f.id: f for f in session_facts(study, times=True)}
     counts = Counter()
     test_counts = Counter()
     rows: list[SessionRow] = []
@@ -313,17 +287,13 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
         duration = None
         if s.consented_at and (s.completed_at or s.ended_at):
             duration = ((s.completed_at or s.ended_at) - s.consented_at).total_seconds()
-        reasons = exclusion_reasons(
-            study,
-            status=s.status,
-            is_test=s.is_test,
-            attention_failures=s.attention_failures,
-            median_chart_seconds=medians.get(s.id),
-            answered=s.current_position,
-            trial_count=s.trial_count,
-            fastest_trial_ms=fastest.get(s.id),
+        fact = facts.get(s.id)
+        if fact is None:  # erased between the two reads
+            continue
+        reasons = [text for _code, text in exclusion_rules.rule_reasons(study, fact.rule_facts)]
+        rows.append(
+            SessionRow(s, duration, fact.median_chart_seconds, reasons, fact.fastest_trial_ms)
         )
-        rows.append(SessionRow(s, duration, medians.get(s.id), reasons, fastest.get(s.id)))
         if s.is_test:
             test_counts["pilot" if s.is_pilot else "preview"] += 1
             continue
@@ -400,12 +370,7 @@ def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
         check = trial.attention_check
         return check.answer_type, list(check.options or []), check.answer_key, check.tolerance
     question = trial.question
-    options = list(question.options or [])
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-        options = answers.parse_options(question.text)
-    key = question.answer_key
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and isinstance(question.key_value, int):
-        key = question.key_value
+    options, key = answers.question_key(question)
     return question.answer_type, options, key, question.tolerance
 
 

@@ -2,6 +2,7 @@ import re
 
 import pytest
 
+from studies import answers
 from studies.answers import (
     FREE_TEXT,
     MULTIPLE_CHOICE,
@@ -363,3 +364,40 @@ def test_keys_are_normalised_for_their_type():
         normalize_key(RANKING, "A")
     with pytest.raises(KeyFormatError):
         normalize_key(MULTIPLE_CHOICE, 5, options=TREND_OPTIONS)
+
+
+def test_a_ranking_names_every_option_once_as_the_check_compares_items():
+    options = ["Apples", "Pears", "Plums"]
+    assert answers.ranks_every_option(["plums.", " PEARS ", "Apples"], options)
+    # Full-width letters fold as they do when the ranking is checked.
+    assert answers.ranks_every_option(["Ａｐｐｌｅｓ", "Pears", "Plums"], options)
+    assert not answers.ranks_every_option(["Apples", "Apples", "Plums"], options)
+    assert not answers.ranks_every_option(["Apples", "Pears"], options)
+
+
+def test_places_give_the_options_in_order_or_say_what_is_missing():
+    options = ["A", "B", "C"]
+    assert answers.ranking_from_places([3, 1, 2], options) == ["B", "C", "A"]
+    with pytest.raises(answers.AnswerFormatError, match=r"from 1 to 3 \(1 still to place\)"):
+        answers.ranking_from_places([1, None, 2], options)
+    with pytest.raises(answers.AnswerFormatError, match=r"its own rank, from 1 to 3\.$"):
+        answers.ranking_from_places([1, 1, 3], options)
+    with pytest.raises(answers.AnswerFormatError):
+        answers.ranking_from_places([1, 2, 4], options)
+
+
+def test_a_question_is_checked_against_its_stored_or_numbered_options_and_resolved_key():
+    class Q:
+        answer_type = "multiple_choice"
+        text = "Which? 1. Up 2. Down"
+        options = []
+        answer_key = "Down"
+        key_value = 1
+
+    assert answers.question_key(Q) == (["Up", "Down"], 1)
+    unresolved = type("U", (Q,), {"key_value": None, "options": ["Up", "Down", "Flat"]})
+    assert answers.question_key(unresolved) == (["Up", "Down", "Flat"], "Down")
+    ranking = type(
+        "R", (Q,), {"answer_type": "ranking", "options": ["B", "A"], "answer_key": "A > B"}
+    )
+    assert answers.question_key(ranking) == (["B", "A"], "A > B")

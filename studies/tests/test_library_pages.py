@@ -186,7 +186,7 @@ def test_the_preview_shows_the_participant_trial_and_checks_answers(
     ranked = signed_in.post(url("chart-preview", "small", "G13_Q1_2"), ranks)
     assert "Correct." in ranked.content.decode()
     twice = signed_in.post(url("chart-preview", "small", "G13_Q1_2"), {**ranks, "rank-3": "1"})
-    assert "a different place" in twice.content.decode()
+    assert "give each its own rank, from 1 to 4" in twice.content.decode()
 
 
 def test_the_generator_previews_without_saving_then_saves(signed_in, small_set):

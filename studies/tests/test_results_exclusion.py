@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from core.models import AuditEntry
 from studies.models import ParticipantSession, Response
+from studies.selectors.study import study_monitor
 from studies.services.results.exclusion import exclusion_override_set, study_exclusion
 from studies.services.results.simulate import study_simulate
 from studies.tests.study_factories import make_study
@@ -139,3 +140,43 @@ def test_an_override_of_another_studys_session_is_refused(study, researcher):
         exclusion_override_set(
             study=other, session_id=session.pk, decision="exclude", reason="x", user=researcher
         )
+
+
+def test_the_monitor_and_the_analysis_exclude_the_same_sessions(study):
+    """Every kind of session, counted by the monitoring page and by the analysis."""
+    ok, checks, fast, incomplete, timed_out, withdrawn, abandoned, pilot = _sessions(study)
+    going = ParticipantSession.objects.create(
+        study=study, status="in_progress", platform="prolific", trial_count=8, current_position=3
+    )
+    ParticipantSession.objects.create(study=study, status="declined", platform="prolific")
+    preview = ParticipantSession.objects.create(study=study, is_preview=True, platform="prolific")
+    ParticipantSession.objects.filter(pk=checks.pk).update(attention_failures=2)
+    Response.objects.filter(session=fast).update(server_ms=1200)
+    ParticipantSession.objects.filter(pk=incomplete.pk).update(current_position=2)
+    for session, status in (
+        (timed_out, "timed_out"),
+        (withdrawn, "withdrawn"),
+        (abandoned, "abandoned"),
+    ):
+        ParticipantSession.objects.filter(pk=session.pk).update(status=status)
+    ParticipantSession.objects.filter(pk=pilot.pk).update(is_pilot=True)
+
+    monitor = study_monitor(study)
+    exclusion = study_exclusion(study)
+    funnel = exclusion.funnel()
+    assert monitor.counts["included"] == funnel["included"] == 1
+    # The monitor counts finished sessions; the analysis also lists the one still going.
+    assert monitor.counts["excluded"] == 6
+    assert funnel["excluded"] == monitor.counts["excluded"] + monitor.counts["in_progress"]
+    assert monitor.counts["declined"] == funnel["declined"] == 1
+    assert sum(monitor.test_counts.values()) == funnel["test_sessions"] == 2
+    by_reason = {r["code"]: r["n"] for r in funnel["by_reason"]}
+    assert by_reason == {
+        "attention": 1, "too_fast": 1, "incomplete": 1, "timed_out": 1, "withdrawn": 1,
+        "abandoned": 1, "in_progress": 1,
+    }  # fmt: skip
+    rows = {row.session.pk: row.reasons for row in monitor.rows}
+    for decision in exclusion.decisions:
+        assert rows[decision.facts.id] == [text for _code, text in decision.reasons]
+    assert rows[ok.pk] == [] and rows[going.pk] == ["still in progress"]
+    assert rows[preview.pk] == ["pilot or preview session", "still in progress"]

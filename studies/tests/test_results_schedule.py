@@ -2,14 +2,17 @@
 
 import pytest
 
-from core.models import Job
+from core.models import AuditEntry, Job
 from studies.models import StudyResults
+from studies.services.exports import export_request
 from studies.services.results.schedule import (
     auto_recompute_enabled,
     results_after_completion,
+    results_request_compute,
     results_schedule_recompute,
 )
 from studies.services.sessions import Identity, response_record, session_start
+from studies.services.study.status import study_test_sessions_clear
 from studies.tests.study_factories import answer_for, make_study
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +94,17 @@ def test_pilot_sessions_and_eager_set_ups_schedule_nothing(
     with django_capture_on_commit_callbacks(execute=True):
         results_after_completion(session)
     assert not Job.objects.exists()
+
+
+def test_a_study_s_jobs_and_audit_entries_name_it_one_way(researcher, auto):
+    study = make_study(researcher)
+    scheduled = results_schedule_recompute(study=study.pk)
+    pressed = results_request_compute(study=study, user=researcher)
+    export_request(study=study, slug="responses-csv", user=researcher, include_platform_ids=True)
+    assert study.subject == f"studies.study:{study.pk}"
+    jobs = Job.objects.filter(subject=study.subject)
+    assert {scheduled.pk, pressed.pk} <= set(jobs.values_list("pk", flat=True))
+    assert jobs.filter(kind="studies.results_export").exists()
+    study_test_sessions_clear(study=study, actor=researcher)
+    logged = AuditEntry.objects.filter(subject=study.subject).values_list("action", flat=True)
+    assert {"study.export_platform_ids", "study.clear_test_sessions"} <= set(logged)

@@ -5,7 +5,8 @@ from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from core.models import AuditEntry
-from studies.models import AnswerType, AttentionCheck, ParticipantSession, Study
+from studies.models import AnswerType, AttentionCheck, ParticipantSession, Question, Study
+from studies.selectors.study import complete_pair_ids
 from studies.services import study as setup
 from studies.services import study_create
 from studies.services.sessions import Identity, session_start
@@ -102,6 +103,17 @@ def test_pairs_from_another_set_or_without_both_charts_are_refused(researcher):
         setup.study_pairs_set(
             study=study, chart_set=mine, question_ids=[broken.id], actor=researcher
         )
+
+
+def test_a_pair_is_complete_with_both_charts_read_one_way_everywhere(researcher):
+    chart_set = make_chart_set(researcher, pairs=3)
+    first, second, third = chart_set.questions.order_by("code")
+    first.charts.filter(version=2).delete()
+    second.charts.filter(version=1).delete()
+    questions = Question.objects.filter(chart_set=chart_set)
+    assert list(questions.complete()) == [third]
+    assert complete_pair_ids(chart_set) == [third.id]
+    assert [q.has_both_charts for q in questions.order_by("code")] == [False, False, True]
 
 
 def test_it_cannot_go_live_without_pairs_texts_or_a_completion_code(researcher):

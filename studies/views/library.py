@@ -10,7 +10,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.decorators import researcher_required
-from studies.answers import AnswerFormatError, KeyFormatError, check_answer
+from studies.answers import (
+    AnswerFormatError,
+    KeyFormatError,
+    check_answer,
+    question_key,
+    ranking_from_places,
+)
 from studies.models import AnswerType
 from studies.selectors.library import (
     chart_get,
@@ -196,36 +202,27 @@ def ranking_from_post(options: list[str], data) -> list[str]:
     Raises AnswerFormatError when a place is missing or given twice.
     """
     places = []
-    for i, item in enumerate(options):
-        raw = data.get(f"rank-{i}", "")
-        if not str(raw).isdigit() or not 1 <= int(raw) <= len(options):
-            raise AnswerFormatError("Please give every item a place.")
-        places.append((int(raw), item))
-    if len({p for p, _ in places}) != len(places):
-        raise AnswerFormatError("Please give each item a different place.")
-    return [item for _, item in sorted(places)]
+    for i in range(len(options)):
+        raw = str(data.get(f"rank-{i}", ""))
+        places.append(int(raw) if raw.isdigit() else None)
+    return ranking_from_places(places, options)
 
 
 def _check_preview_answer(question, data) -> tuple[bool | None, str, str]:
     """(correct or None, error message, the answer as the participant wrote it)."""
     written = data.get("answer", "")
+    options, key = question_key(question)
     try:
         if question.answer_type == AnswerType.RANKING:
             ranking = ranking_from_post(question.options, data)
-            return check_answer(question.answer_type, ranking, question.key_value), "", ""
+            return check_answer(question.answer_type, ranking, key), "", ""
+        answer = written
         if question.answer_type == AnswerType.MULTIPLE_CHOICE:
             if not written.isdigit():
                 raise AnswerFormatError("Please choose one of the options.")
             answer = int(written)
-            key = question.key_value
-        else:
-            answer, key = written, question.answer_key
         correct = check_answer(
-            question.answer_type,
-            answer,
-            key,
-            options=question.options,
-            tolerance=question.tolerance,
+            question.answer_type, answer, key, options=options, tolerance=question.tolerance
         )
         return correct, "", written
     except AnswerFormatError as exc:

@@ -24,6 +24,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from studies import answers
 from studies.models import AnswerType, ParticipantSession, Study
 from studies.selectors.study import (
     session_by_token,
@@ -407,15 +408,11 @@ def _form_answer(answer_type: str, options: list, post) -> tuple[object, dict]:
         for i in range(len(options)):
             value = post.get(f"rank_{i}", "")
             ranks[i] = int(value) if value.isdigit() else None
-        if sorted(r for r in ranks.values() if r) != list(range(1, len(options) + 1)):
-            missing = sum(1 for r in ranks.values() if not r)
-            still = f" ({missing} still to place)" if missing else ""
-            raise svc.AnswerInvalid(
-                f"Please place every item: give each its own rank, from 1 to {len(options)}"
-                f"{still}.",
-                previous={"ranks": ranks},
-            )
-        return [options[i] for i in sorted(ranks, key=ranks.get)], {"ranks": ranks}
+        try:
+            ranking = answers.ranking_from_places(list(ranks.values()), options)
+        except answers.AnswerFormatError as exc:
+            raise svc.AnswerInvalid(exc.message, previous={"ranks": ranks}) from None
+        return ranking, {"ranks": ranks}
     text = post.get("number", "")[:2000]
     return text, {"number": text}
 

@@ -19,7 +19,7 @@ from studies.selectors.results_compare import comparable_studies, study_comparis
 from studies.selectors.study import study_get
 from studies.services import exports
 from studies.services.results.exclusion import REASONS, exclusion_override_set, study_exclusion
-from studies.services.results.schedule import results_request_compute, study_subject
+from studies.services.results.schedule import results_request_compute
 
 # Above this many responses an export runs as a job rather than in the request.
 DIRECT_EXPORT_LIMIT = 200_000
@@ -198,7 +198,7 @@ def study_results_download(request, slug: str, fmt: str):
 @researcher_required
 def study_results_job_download(request, slug: str, job_id: int):
     study = study_get(user=request.user, slug=slug)
-    job = Job.objects.filter(pk=job_id, subject=study_subject(study)).first()
+    job = Job.objects.filter(pk=job_id, subject=study.subject).first()
     if job is None or not job.result_file:
         raise Http404("No such export.")
     name = os.path.basename(job.result_file.name)

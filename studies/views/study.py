@@ -351,11 +351,7 @@ def study_pairs(request, slug: str):
     locked = sel.study_design_locked(study)
     if request.method == "POST" and chart_set is not None:
         if request.POST.get("all"):
-            ids = [
-                q.id
-                for q in sel.chart_set_pairs(chart_set)
-                if {c.version for c in q.charts.all()} == {1, 2}
-            ]
+            ids = sel.complete_pair_ids(chart_set)
         else:
             ids = [q for q in request.POST.getlist("questions") if q.isdigit()]
         try:
@@ -380,7 +376,7 @@ def study_pairs(request, slug: str):
                 {
                     "question": question,
                     "charts": [charts.get(1), charts.get(2)],
-                    "complete": set(charts) == {1, 2},
+                    "complete": question.has_both_charts,
                     "chosen": question.id in chosen,
                 }
             )

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from annotation.labels import LabelProblem, clean_labels
-from annotation.models import Item, Project, Qualification, QualityPolicy
+from annotation.models import Project, Qualification, QualityPolicy
 
 
 class QualityError(ValidationError):
@@ -31,14 +30,3 @@ def qualification_for(*, project: Project, annotator) -> Qualification:
             return Qualification.objects.create(project=project, annotator=annotator)
     except IntegrityError:
         return Qualification.objects.get(project=project, annotator=annotator)
-
-
-def category_keys(project: Project) -> list[str]:
-    return list(project.categories.order_by("position", "pk").values_list("key", flat=True))
-
-
-def clean_for(item: Item, labels, keys) -> list[list[str]]:
-    try:
-        return clean_labels(labels, sentences=len(item.sentences), keys=keys)
-    except LabelProblem as exc:
-        raise ValidationError({"labels": [str(exc)]}) from None

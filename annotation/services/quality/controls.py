@@ -21,7 +21,7 @@ from annotation.models import (
     QualificationRound,
 )
 from annotation.selectors.quality import unseen_controls
-from annotation.services.quality.common import QualityError, category_keys, policy_for
+from annotation.services.quality.common import QualityError, policy_for
 from annotation.services.quality.scoring import score_labels
 from core.services.audit import audit_record
 
@@ -171,7 +171,7 @@ def qualification_recount(*, qualification_id: int, actor, keys: list[str] | Non
             .get(pk=qualification_id)
         )
         policy = policy_for(qualification.project)
-        keys = keys if keys is not None else category_keys(qualification.project)
+        keys = keys if keys is not None else qualification.project.category_keys()
         scores = [
             score_labels(ls.labels, ls.item.gold.labels, keys).value(policy.control_rule)
             for ls in control_label_sets(qualification)

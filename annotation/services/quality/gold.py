@@ -22,7 +22,7 @@ from annotation.models import (
     ReferenceLabels,
     RoundAttempt,
 )
-from annotation.services.quality.common import QualityError, category_keys, clean_for
+from annotation.services.quality.common import QualityError
 from annotation.services.quality.scoring import score_many
 from core.services.audit import audit_record
 
@@ -32,8 +32,8 @@ def gold_set(*, project: Project, item: Item, labels, explanation: str | None = 
     """Create or change an item's gold labels; re-score whoever was scored on it."""
     if item.project_id != project.pk:
         raise QualityError("No such item in this project.", status=404, code="not_found")
-    keys = category_keys(project)
-    cleaned = clean_for(item, labels, keys)
+    keys = project.category_keys()
+    cleaned = item.labels_clean(labels, keys)
     with transaction.atomic():
         gold = GoldItem.objects.select_for_update().filter(item=item).first()
         changed = gold is not None and gold.labels != cleaned
@@ -75,7 +75,7 @@ def gold_rescore(*, gold: GoldItem, actor) -> dict:
     """Re-score finished attempts and control label sets that used ``gold``; log each change."""
     from annotation.services.quality.controls import qualification_recount
 
-    keys = category_keys(gold.project)
+    keys = gold.project.category_keys()
     changes = {"attempts": 0, "flipped": 0, "controls": 0}
     attempts = RoundAttempt.objects.filter(
         round__gold_items=gold, finished_at__isnull=False

@@ -23,8 +23,6 @@ from annotation.selectors.attempts import (
 )
 from annotation.services.quality.common import (
     QualityError,
-    category_keys,
-    clean_for,
     policy_for,
     qualification_for,
 )
@@ -178,7 +176,7 @@ def attempt_draft(
     with transaction.atomic():
         attempt = open_attempt(project=project, annotator=annotator, position=position)
         gold = _gold_at(attempt, index)
-        attempt.drafts[str(index)] = clean_for(gold.item, labels, category_keys(project))
+        attempt.drafts[str(index)] = gold.item.labels_clean(labels, project.category_keys())
         attempt.save(update_fields=["drafts"])
     return attempt
 
@@ -187,7 +185,7 @@ def attempt_answer(*, project: Project, annotator, position: int, index: int, la
                    now=None) -> RoundAttempt:  # fmt: skip
     """Record the answer for item ``index``; the last answer scores the attempt."""
     now = now or timezone.now()
-    keys = category_keys(project)
+    keys = project.category_keys()
     with transaction.atomic():
         _locked_qualification(project, annotator)
         attempt = open_attempt(project=project, annotator=annotator, position=position)
@@ -195,7 +193,7 @@ def attempt_answer(*, project: Project, annotator, position: int, index: int, la
         gold = _gold_at(attempt, index)
         if str(gold.pk) in attempt.answers:
             raise QualityError("You already answered this item.", status=409, code="answered")
-        attempt.answers[str(gold.pk)] = clean_for(gold.item, labels, keys)
+        attempt.answers[str(gold.pk)] = gold.item.labels_clean(labels, keys)
         attempt.drafts.pop(str(index), None)
         attempt.save(update_fields=["answers", "drafts"])
         if len(attempt.answers) == len(golds):

@@ -106,7 +106,7 @@ def export_log_platform_ids(*, study: Study, user, slug: str) -> None:
     audit_record(
         actor=user,
         action="study.export_platform_ids",
-        subject=f"studies.study:{study.pk}",
+        subject=study.subject,
         reason="Export with platform ids requested",
         details={"format": slug},
     )
@@ -122,7 +122,7 @@ def export_request(*, study: Study, slug: str, user, include_platform_ids: bool 
     return job_create(
         kind=EXPORT_JOB,
         params={"study": study.pk, "format": slug, "include_platform_ids": include_platform_ids},
-        subject=f"studies.study:{study.pk}",
+        subject=study.subject,
         user=user,
     )
 

@@ -131,8 +131,9 @@ def _readme(study: Study, data: dict) -> str:
         f"- attention-check failures allowed: {rules['max_attention_failures']}",
         f"- minimum median time per chart: {rules['min_seconds_per_trial']:g} s (0 = off)",
         f"- minimum time on any trial: {rules.get('min_trial_ms', 0)} ms (0 = off)",
-        f"- incomplete sessions excluded: {'yes' if rules['exclude_incomplete'] else 'no'}",
-        "- timed-out, withdrawn, pilot and preview sessions are never included",
+        "- completed sessions that left trials unanswered excluded: "
+        f"{'yes' if rules['exclude_incomplete'] else 'no'}",
+        "- timed-out, withdrawn, abandoned, pilot and preview sessions are never included",
         "",
         "## Files",
         "- chart_images/, FACT_questions/, FACT_answer_keys.csv, chart_manipulations.csv:",

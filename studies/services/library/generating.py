@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.storage import default_storage
 from django.db import transaction
 
+from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
 from studies.answers import KeyFormatError, normalize_key, parse_options
@@ -24,7 +25,6 @@ from studies.services.library.pairs import (
     PairInput,
     WriteSummary,
     chartset_insert,
-    natural_key,
     pairs_write,
 )
 
@@ -173,8 +173,9 @@ def pair_generate_save(
 def _is_current(question: Question | None, spec: ChartSpec) -> bool:
     if question is None or question.spec != spec.to_dict():
         return False
-    charts = list(question.charts.all())
-    return len(charts) == 2 and all(default_storage.exists(c.image.name) for c in charts)
+    return question.has_both_charts and all(
+        default_storage.exists(c.image.name) for c in question.charts.all()
+    )
 
 
 @dataclass

@@ -26,6 +26,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils.text import slugify
 
+from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
 from core.storage import private_storage
@@ -39,12 +40,11 @@ from studies.benchmark_format import (
     read_benchmark,
 )
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import AnswerType, ChartSet, ChartType
+from studies.models import PAIR_VERSIONS, AnswerType, ChartSet, ChartType
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
     chartset_insert,
-    natural_key,
     pairs_write,
     slug_problem,
 )
@@ -138,7 +138,7 @@ def pairs_from_records(
     pairs: list[PairInput] = []
     for code in sorted(by_question, key=natural_key):
         versions = by_question[code]
-        if set(versions) != {1, 2}:
+        if set(versions) != PAIR_VERSIONS:
             continue  # the reader reported the missing partner or the partner's own problem
         one, two = versions[1], versions[2]
         if one.answer_type != two.answer_type:

@@ -9,7 +9,6 @@ import leaves neither rows nor files behind.
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 from django.utils.text import slugify
 
+from analysis.tables import natural_key
 from core.models import User
 from studies.images import ValidatedImage, generated_name
 from studies.manipulations import BY_SLUG
@@ -329,8 +329,3 @@ def _write_rows(chart_set, pairs, user, names, prune, group_conflict) -> WriteSu
 
 def _natural(question: Question):
     return natural_key(question.code)
-
-
-def natural_key(code: str) -> tuple:
-    """Sort G2 before G10 and G7_Q2 before G7_Q10."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", code))

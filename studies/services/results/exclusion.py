@@ -94,22 +94,6 @@ class Exclusion:
         }
 
 
-def rule_reasons(study: Study, facts: SessionFacts) -> list[tuple[str, str]]:
-    """The study's exclusion rules applied to one session; empty means included."""
-    return exclusion_rules.rule_reasons(
-        study,
-        exclusion_rules.RuleFacts(
-            status=facts.status,
-            is_test=facts.is_pilot or facts.is_preview,
-            attention_failures=facts.attention_failures,
-            answered=facts.answered,
-            trial_count=facts.trial_count,
-            median_chart_seconds=facts.median_chart_seconds,
-            fastest_trial_ms=facts.fastest_trial_ms,
-        ),
-    )
-
-
 def study_exclusion(study: Study) -> Exclusion:
     """Apply the rules and overrides to every session of the study."""
     result = Exclusion()
@@ -119,7 +103,7 @@ def study_exclusion(study: Study) -> Exclusion:
             continue
         if facts.is_pilot or facts.is_preview:
             result.test_sessions += 1
-        reasons = rule_reasons(study, facts)
+        reasons = exclusion_rules.rule_reasons(study, facts.rule_facts)
         included = not reasons
         overridden = False
         is_test = facts.is_pilot or facts.is_preview

@@ -16,10 +16,6 @@ logger = logging.getLogger(__name__)
 COMPUTE_JOB = "studies.results_compute"
 
 
-def study_subject(study: Study) -> str:
-    return f"studies.study:{study.pk}"
-
-
 def debounce_seconds() -> int:
     return int(getattr(settings, "CHARTROOM_RESULTS_DEBOUNCE_SECONDS", 180))
 
@@ -40,7 +36,7 @@ def results_request_compute(*, study: Study, user=None) -> Job:
     import studies.jobs_results  # noqa: F401  registers the job handler in this process
 
     return job_create(
-        kind=COMPUTE_JOB, params={"study": study.pk}, subject=study_subject(study), user=user
+        kind=COMPUTE_JOB, params={"study": study.pk}, subject=study.subject, user=user
     )
 
 
@@ -68,7 +64,7 @@ def results_schedule_recompute(*, study: Study | int) -> Job | None:
         job = Job.objects.create(
             kind=COMPUTE_JOB,
             params={"study": study_id, "scheduled": True},
-            subject=f"studies.study:{study_id}",
+            subject=Study.subject_of(study_id),
         )
         results.pending_job = job
         results.save(update_fields=["pending_job"])

@@ -66,7 +66,7 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     except answers.AnswerFormatError as exc:
         raise AnswerInvalid(exc.message) from None
     ranked = answer_type == AnswerType.RANKING and options
-    if ranked and sorted(map(_item_key, value)) != sorted(map(_item_key, options)):
+    if ranked and not answers.ranks_every_option(value, options):
         raise AnswerInvalid(RANK_HELP.format(n=len(options)))
     try:
         correct = answers.check_answer(
@@ -77,11 +77,6 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
         logger.warning("Unreadable answer key for trial %s", trial.pk)
         correct = None
     return value, correct
-
-
-def _item_key(text) -> str:
-    # Case, spacing and a trailing period don't count, as in answers.check_ranking.
-    return " ".join(str(text).casefold().split()).rstrip(" .,;")
 
 
 def _empty_message(answer_type: str) -> str:

@@ -91,7 +91,7 @@ def attention_check_create(
         # Django leaves the dimension fields empty for an unsaved row; we know them already.
         check.width, check.height = valid.width, valid.height
     check.save()
-    audit_record(actor=actor, action="study.attention_check.create", subject=f"study:{study.pk}")
+    audit_record(actor=actor, action="study.attention_check.create", subject=study.subject)
     return check
 
 
@@ -105,4 +105,4 @@ def attention_check_delete(*, check: AttentionCheck, actor: User | None) -> None
         raise ValidationError(
             "Pilot or preview sessions have shown this check. Clear the test sessions first."
         ) from None
-    audit_record(actor=actor, action="study.attention_check.delete", subject=f"study:{study.pk}")
+    audit_record(actor=actor, action="study.attention_check.delete", subject=study.subject)

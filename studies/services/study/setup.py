@@ -85,7 +85,7 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     audit_record(
         actor=actor,
         action="study.update",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"fields": sorted(changed)},
     )
     return study
@@ -113,7 +113,7 @@ def study_pairs_set(
                 "questions": f"{len(missing)} of the chosen pairs are not in the chart set “{chart_set}”."
             }
         )
-    incomplete = [q.code for q in questions if {c.version for c in q.charts.all()} != {1, 2}]
+    incomplete = [q.code for q in questions if not q.has_both_charts]
     if incomplete:
         raise ValidationError(
             {"questions": "These pairs lack a chart and cannot be used: " + ", ".join(incomplete)}
@@ -128,7 +128,7 @@ def study_pairs_set(
     audit_record(
         actor=actor,
         action="study.pairs",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"chart_set": chart_set.pk, "questions": sorted(wanted)},
     )
     return pairs
@@ -176,7 +176,7 @@ def study_video_set(*, study: Study, upload, actor: User | None) -> Study:
     study.save(update_fields=["instructions_video", "updated_at"])
     if old and old != study.instructions_video.name:
         study.instructions_video.storage.delete(old)
-    audit_record(actor=actor, action="study.video", subject=f"study:{study.pk}")
+    audit_record(actor=actor, action="study.video", subject=study.subject)
     return study
 
 
@@ -185,5 +185,5 @@ def study_video_clear(*, study: Study, actor: User | None) -> Study:
         study.instructions_video.delete(save=False)
         study.instructions_video = ""
         study.save(update_fields=["instructions_video", "updated_at"])
-        audit_record(actor=actor, action="study.video.remove", subject=f"study:{study.pk}")
+        audit_record(actor=actor, action="study.video.remove", subject=study.subject)
     return study

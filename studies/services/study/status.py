@@ -68,7 +68,7 @@ def study_status_change(
     audit_record(
         actor=actor,
         action="study.status",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"from": previous, "to": status, "warnings": [w.code for w in warnings]},
     )
     return study
@@ -85,7 +85,7 @@ def study_test_sessions_clear(*, study: Study, actor: User | None) -> int:
     audit_record(
         actor=actor,
         action="study.clear_test_sessions",
-        subject=f"study:{study.pk}",
+        subject=study.subject,
         details={"sessions": count},
     )
     return count
