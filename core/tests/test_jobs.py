@@ -138,3 +138,39 @@ def test_a_job_in_debug_mode_keeps_only_a_short_log_of_its_queries(researcher, s
     settings.DEBUG = True
     job = Job.objects.create(kind="test.many_queries", created_by=researcher)
     assert job_run(job_id=job.pk).result == {"logged": 100}
+
+
+@pytest.mark.django_db
+def test_a_job_in_debug_mode_gives_the_connection_its_own_query_log_back(researcher, settings):
+    from django.db import connection
+
+    @job_handler("test.few_queries")
+    def _few(job, report):
+        return {}
+
+    settings.DEBUG = True
+    log = connection.queries_log
+    job_run(job_id=Job.objects.create(kind="test.few_queries", created_by=researcher).pk)
+    assert connection.queries_log is log
+
+
+@pytest.mark.django_db
+def test_queries_are_counted_right_after_an_eager_job_ran_while_counting(
+    researcher, settings, django_assert_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    @job_handler("test.counted")
+    def _counted(job, report):
+        for _ in range(150):
+            Job.objects.filter(pk=job.pk).exists()
+        return {}
+
+    settings.DEBUG = True
+    with CaptureQueriesContext(connection) as counted:
+        job_run(job_id=Job.objects.create(kind="test.counted", created_by=researcher).pk)
+    assert len(counted) > 150
+    with django_assert_num_queries(2):
+        Job.objects.count()
+        Job.objects.count()
