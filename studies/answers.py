@@ -3,10 +3,12 @@
 The same rules score participants and, later, model answers, so they live here
 as plain functions with no Django import.
 
-Three answer types exist. A multiple-choice answer is correct when it is the
-keyed option; a ranking is correct only when every item is in its keyed place;
-a free-text number is correct when it lies within +/-10% of the key, i.e. in
-``[0.9a, 1.1a]`` for a key ``a``.
+The parsing and checking rules of the answer types are here; which rule a
+type uses is said by its module in :mod:`studies.answer_types`. A
+multiple-choice answer is correct when it is the keyed option; a ranking is
+correct only when every item is in its keyed place; a free-text number is
+correct when it lies within +/-10% of the key, i.e. in ``[0.9a, 1.1a]`` for a
+key ``a``.
 
 Parsing errors come in two kinds: :class:`AnswerFormatError` carries a message
 meant for the participant (show it and ask again), :class:`KeyFormatError` one
@@ -20,17 +22,6 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
-
-MULTIPLE_CHOICE = "multiple_choice"
-FREE_TEXT = "free_text"
-RANKING = "ranking"
-
-ANSWER_TYPES = (MULTIPLE_CHOICE, FREE_TEXT, RANKING)
-ANSWER_TYPE_LABELS = {
-    MULTIPLE_CHOICE: "multiple choice",
-    FREE_TEXT: "free text",
-    RANKING: "rank",
-}
 
 DEFAULT_TOLERANCE = 0.10
 
@@ -565,6 +556,8 @@ def check_ranking(answer_items, key_items) -> bool:
 
 
 # --------------------------------------------------------------------- dispatching
+# Each answer type's rules live in its module of studies.answer_types; these
+# entry points look the type up. (Imported inside: the types build on this module.)
 
 
 def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None):
@@ -572,25 +565,9 @@ def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None
 
     Raises :class:`KeyFormatError` when the key does not parse for its type.
     """
-    if answer_type == FREE_TEXT:
-        return parse_key(key)
-    if answer_type == MULTIPLE_CHOICE:
-        if isinstance(key, int) and not isinstance(key, bool):
-            if options and 0 <= key < len(options):
-                return key
-            raise KeyFormatError(f"The key index {key!r} is not one of the options.")
-        return resolve_choice_key(key, options or [])
-    if answer_type == RANKING:
-        try:
-            items = parse_ranking(key)
-        except AnswerFormatError:
-            raise KeyFormatError("The ranking key lists no items (write e.g. A > B > C).") from None
-        if len(items) < 2:
-            raise KeyFormatError(
-                f"The ranking key {key!r} has one item; separate items with commas or >."
-            )
-        return items
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
+
+    return get_type(answer_type).normalize_key(key, options=options)
 
 
 def normalize_answer(answer_type: str, answer, *, options: Sequence[str] | None = None):
@@ -598,19 +575,9 @@ def normalize_answer(answer_type: str, answer, *, options: Sequence[str] | None 
 
     Raises :class:`AnswerFormatError` (with a message for the participant).
     """
-    if answer_type == FREE_TEXT:
-        return parse_number(answer)
-    if answer_type == MULTIPLE_CHOICE:
-        return choice_index(answer, _require_options(options))
-    if answer_type == RANKING:
-        return parse_ranking(answer)
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
 
-
-def _require_options(options):
-    if not options:
-        raise ValueError("A multiple-choice question needs its options.")
-    return list(options)
+    return get_type(answer_type).normalize_answer(answer, options=options)
 
 
 def check_answer(
@@ -628,16 +595,6 @@ def check_answer(
     multiple-choice key may be an option index (``int``, 0-based) or text read
     by :func:`resolve_choice_key`.
     """
-    if answer_type == FREE_TEXT:
-        return check_free_text(answer, key, tolerance)
-    if answer_type == MULTIPLE_CHOICE:
-        opts = _require_options(options)
-        key_index = (
-            key
-            if isinstance(key, int) and not isinstance(key, bool)
-            else resolve_choice_key(key, opts)
-        )
-        return check_multiple_choice(answer, key_index, opts)
-    if answer_type == RANKING:
-        return check_ranking(answer, key)
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
+
+    return get_type(answer_type).check(answer, key, options=options, tolerance=tolerance)

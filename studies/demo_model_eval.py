@@ -46,12 +46,13 @@ def demo_answers_jsonl(study, *, seed: int = 0) -> bytes:
 
 def _correct_answers(study) -> dict[str, tuple[str, str]]:
     """chart id -> (a right answer, a wrong answer) as a model would write them."""
-    from studies.services.model_eval import _question_key, study_charts
+    from studies.selectors.study import question_key
+    from studies.services.model_eval import study_charts
 
     out = {}
     for chart_id, chart in study_charts(study).items():
         question = chart.question
-        options, key = _question_key(question)
+        options, key = question_key(question)
         if question.answer_type == "multiple_choice" and options:
             index = key if isinstance(key, int) else _index(options, key)
             out[chart_id] = (options[index], options[(index + 1) % len(options)])

@@ -11,9 +11,8 @@ from django.http import Http404
 from django.utils import timezone
 
 from core.models import User
-from studies import answers, exclusion_rules
+from studies import answer_types, answers, exclusion_rules
 from studies.models import (
-    AnswerType,
     AttentionCheck,
     ParticipantSession,
     Question,
@@ -400,13 +399,19 @@ def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
         check = trial.attention_check
         return check.answer_type, list(check.options or []), check.answer_key, check.tolerance
     question = trial.question
-    options = list(question.options or [])
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-        options = answers.parse_options(question.text)
-    key = question.answer_key
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and isinstance(question.key_value, int):
-        key = question.key_value
+    options, key = question_key(question)
     return question.answer_type, options, key, question.tolerance
+
+
+def question_key(question) -> tuple[list, object]:
+    """(options, key) a library question's answers are read and checked against."""
+    return answer_types.question_spec(
+        question.answer_type,
+        question.options,
+        question.text,
+        question.answer_key,
+        question.key_value,
+    )
 
 
 @dataclass(frozen=True)
@@ -432,13 +437,11 @@ def trial_display(trial: Trial) -> TrialDisplay:
         alt = "Chart for this question"
     else:
         question, chart = trial.question, trial.chart
-        prompt = question.text
-        if answer_type == AnswerType.MULTIPLE_CHOICE:
-            prompt = question.stem or answers.question_stem(question.text)
+        prompt = question.kind.prompt_text(question.text, question.stem)
         image, width, height = chart.image, chart.width, chart.height
         alt = chart.alt_text or "Chart for this question"
     items = []
-    if answer_type == AnswerType.RANKING:
+    if answer_types.get_type(answer_type).orders_items:
         display = trial.item_order or list(range(len(options)))
         items = [(i, options[i]) for i in display]
     return TrialDisplay(

@@ -18,7 +18,8 @@ from studies.model_answers_format import (
     coverage,
     read_model_answers,
 )
-from studies.models import AnswerType, Chart, ModelAnswer, ModelRun, Study
+from studies.models import Chart, ModelAnswer, ModelRun, Study
+from studies.selectors.study import question_key
 
 # A MIND answer without a readable number is kept (prediction left empty) and
 # reported; every other problem means the file is not what the researcher meant.
@@ -63,20 +64,10 @@ def study_charts(study: Study) -> dict[str, Chart]:
     return {c.chart_id: c for c in charts}
 
 
-def _question_key(question) -> tuple[list, object]:
-    # The same key and options a participant's answer is checked against (selectors.study.trial_spec).
-    options = list(question.options or [])
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-        options = answers.parse_options(question.text)
-    key = question.answer_key
-    if question.answer_type == AnswerType.MULTIPLE_CHOICE and isinstance(question.key_value, int):
-        key = question.key_value
-    return options, key
-
-
 def _score(row, chart: Chart) -> tuple[bool | None, list[str]]:
     question = chart.question
-    options, key = _question_key(question)
+    # The same key and options a participant's answer is checked against.
+    options, key = question_key(question)
     try:
         check = check_fact_answer(
             row.fact_answer,

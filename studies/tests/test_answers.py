@@ -3,9 +3,6 @@ import re
 import pytest
 
 from studies.answers import (
-    FREE_TEXT,
-    MULTIPLE_CHOICE,
-    RANKING,
     AnswerFormatError,
     KeyFormatError,
     check_answer,
@@ -22,6 +19,9 @@ from studies.answers import (
     question_stem,
     resolve_choice_key,
 )
+
+# The registered answer types' keys (studies.answer_types).
+MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
 
 TREND = (
     "The following graph shows military spending. What is the trend of military spending "

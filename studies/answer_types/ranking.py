@@ -1,0 +1,204 @@
+"""Ranking: correct only when every item is in its keyed place.
+
+The form starts unranked (participant.js); a ranking must be the participant's
+own, so the JSON flow has to report the interactions that made it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from studies import answers
+
+from .base import BaseAnswerType, FormAnswerError
+
+RANK_HELP = "Please give every item its own rank, from 1 to {n}."
+
+
+def item_key(text) -> str:
+    # Case, spacing and a trailing period don't count, as in answers.check_ranking.
+    return " ".join(str(text).casefold().split()).rstrip(" .,;")
+
+
+def is_permutation(items: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether ``items`` name every option exactly once (case and spacing don't count)."""
+    return sorted(map(item_key, items)) == sorted(map(item_key, options))
+
+
+class Ranking(BaseAnswerType):
+    key = "ranking"
+    label = "Ranking"
+    written_names = ("rank", "ranking")
+    has_options = True
+    options_label = "Items"
+    orders_items = True
+    needs_interaction = True
+    no_interaction_message = (
+        "Please put the items in order yourself: place every item, then continue."
+    )
+    no_interaction_detail = "A ranking needs at least one reported interaction (interactions >= 1)."
+    empty_message = "Please put the items in order before continuing."
+    prompt_hint = "Reply with only the items in order, separated by commas."
+    api_answer = "Ranking: the item texts in order."
+
+    # ------------------------------------------------------------ keys
+
+    def normalize_key(self, key, *, options=None):
+        try:
+            items = answers.parse_ranking(key)
+        except answers.AnswerFormatError:
+            raise answers.KeyFormatError(
+                "The ranking key lists no items (write e.g. A > B > C)."
+            ) from None
+        if len(items) < 2:
+            raise answers.KeyFormatError(
+                f"The ranking key {key!r} has one item; separate items with commas or >."
+            )
+        return items
+
+    def question_fields(self, text, key_value, options):
+        if len({i.casefold() for i in key_value}) != len(key_value):
+            raise answers.KeyFormatError("The ranking key names an item twice.")
+        return {"stem": text, "options": self.imported_options(options, key_value)}
+
+    def same_key(self, a, b):
+        return [i.casefold() for i in a] == [i.casefold() for i in b]
+
+    def imported_options(self, options, key_value):
+        # Shown to participants in a neutral order, never the keyed one.
+        return sorted(key_value, key=str.casefold)
+
+    def clean_check_options(self, items):
+        from .multiple_choice import _distinct_options
+
+        return _distinct_options(items)
+
+    def check_key_matches_options(self, key_value, options):
+        if sorted(i.casefold() for i in key_value) != sorted(o.casefold() for o in options):
+            return "The key must list every option exactly once."
+        return ""
+
+    def item_order(self, rng, options, key):
+        """A shuffled first order of the items that is never the keyed order itself."""
+        n = len(options)
+        order = rng.sample(range(n), n)
+        try:
+            wanted = [item_key(i) for i in answers.parse_ranking(key)]
+            keyed = [wanted.index(item_key(options[i])) for i in order]
+        except (answers.AnswerFormatError, ValueError):
+            return order
+        if keyed == sorted(keyed) and n > 1:
+            # Leaving the list as it is must not count as knowing the answer.
+            order = order[1:] + order[:1]
+        return order
+
+    # ------------------------------------------------------------ answers
+
+    def normalize_answer(self, answer, *, options=None):
+        return answers.parse_ranking(answer)
+
+    def validate_answer(self, value, options):
+        if options and not is_permutation(value, options):
+            raise answers.AnswerFormatError(RANK_HELP.format(n=len(options)))
+
+    def check(self, answer, key, *, options=None, tolerance=answers.DEFAULT_TOLERANCE):
+        return answers.check_ranking(answer, key)
+
+    def read_form(self, post: Mapping[str, str], options: Sequence[str]) -> tuple[Any, dict]:
+        ranks = {}
+        for i in range(len(options)):
+            value = post.get(f"rank_{i}", "")
+            ranks[i] = int(value) if value.isdigit() else None
+        if sorted(r for r in ranks.values() if r) != list(range(1, len(options) + 1)):
+            missing = sum(1 for r in ranks.values() if not r)
+            still = f" ({missing} still to place)" if missing else ""
+            raise FormAnswerError(
+                f"Please place every item: give each its own rank, from 1 to {len(options)}"
+                f"{still}.",
+                previous={"ranks": ranks},
+            )
+        return [options[i] for i in sorted(ranks, key=ranks.get)], {"ranks": ranks}
+
+    def read_preview(self, post, question):
+        places = []
+        for i, item in enumerate(question.options):
+            raw = post.get(f"rank-{i}", "")
+            if not str(raw).isdigit() or not 1 <= int(raw) <= len(question.options):
+                raise answers.AnswerFormatError("Please give every item a place.")
+            places.append((int(raw), item))
+        if len({p for p, _ in places}) != len(places):
+            raise answers.AnswerFormatError("Please give each item a different place.")
+        return [item for _, item in sorted(places)], question.key_value, ""
+
+    def preview_state(self, post, question):
+        return {
+            "rank_rows": [
+                {"index": i, "item": item, "place": _place(post.get(f"rank-{i}"), i + 1)}
+                for i, item in enumerate(question.options)
+            ]
+        }
+
+    # ------------------------------------------------------------ generator spec
+
+    def spec_answer(self, raw, question, data, c):
+        if raw.get("options") is not None:
+            c.add("options", "only multiple_choice questions have options")
+        items = _spec_items(raw.get("answer"), c)
+        if items and data is not None:
+            _check_follows_data(items, data, c)
+        return " > ".join(items), ()
+
+    def spec_question_parts(self, spec):
+        items = list(spec.ranking)
+        return spec.question, spec.question, sorted(items, key=str.casefold), spec.answer, items
+
+    # ------------------------------------------------------------ simulation
+
+    def simulate(self, options, key, *, correct: bool, rng: random.Random):
+        items = answers.parse_ranking(key)
+        if options:
+            # Answer with the option texts, as the ranking widget posts them.
+            by_norm = {" ".join(str(o).casefold().split()): o for o in options}
+            items = [by_norm.get(" ".join(i.casefold().split()), i) for i in items]
+        return items if correct else list(reversed(items))
+
+
+def _place(raw, default: int) -> int:
+    return int(raw) if str(raw or "").isdigit() else default
+
+
+def _spec_items(answer: Any, c) -> tuple[str, ...]:
+    if isinstance(answer, str):
+        items = tuple(part.strip() for part in answer.split(">"))
+    elif isinstance(answer, list) and all(isinstance(a, str) for a in answer):
+        items = tuple(a.strip() for a in answer)
+    else:
+        c.add("answer", "a ranking key is a string like 'A > B > C'")
+        return ()
+    if len(items) < 2 or not all(items):
+        c.add("answer", "a ranking key names at least two items, like 'A > B > C'")
+        return ()
+    if len(set(items)) != len(items):
+        c.add("answer", "a ranking key names each item once")
+        return ()
+    return items
+
+
+def _check_follows_data(items: tuple[str, ...], data, c) -> None:
+    """On a one-series category chart the key must follow the data, in either direction."""
+    if len(data.series) != 1:
+        return
+    by_label = dict(zip(data.category_labels, data.series[0].values, strict=True))
+    unknown = [i for i in items if i not in by_label]
+    if unknown:
+        c.add("answer", f"ranking names unknown categories: {', '.join(unknown)}")
+        return
+    values = [by_label[i] for i in items]
+    pairs = list(zip(values, values[1:], strict=False))
+    if not (all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs)):
+        c.add("answer", "ranking key does not follow the chart's values")
+
+
+ANSWER_TYPE = Ranking()
