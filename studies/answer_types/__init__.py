@@ -12,7 +12,7 @@ from importlib import import_module
 from .base import BaseAnswerType, FormAnswerError
 
 # Order is the order researchers see in choice lists.
-_MODULES = ("multiple_choice", "free_text", "ranking")
+_MODULES = ("multiple_choice", "free_text", "ranking", "proportion")
 
 REGISTRY: dict[str, BaseAnswerType] = {}
 for _name in _MODULES:

@@ -40,6 +40,7 @@ class BaseAnswerType:
     options_label: str = "Options"
     # A relative tolerance applies to the check (shown beside the key).
     uses_tolerance: bool = False
+    tolerance_unit: str = "%"
     # The participant orders the options (listed in each trial's own shuffled order).
     orders_items: bool = False
     # The JSON flow must report at least one interaction (a widget with a starting state).
@@ -50,6 +51,9 @@ class BaseAnswerType:
     )
     empty_message: str = "Please give your answer."
     prompt_hint: str = ""
+    # How a researcher writes the key, and what the tolerance means (form help texts).
+    key_help: str = ""
+    tolerance_help: str = ""
     # What the JSON flow's `answer` is for this type (OpenAPI description).
     api_answer: str = ""
 
@@ -125,6 +129,10 @@ class BaseAnswerType:
         tolerance: float = DEFAULT_TOLERANCE,
     ) -> bool:
         raise NotImplementedError
+
+    def answer_error(self, value: Any, key: Any) -> float | None:
+        """The answer's absolute distance from the key, for types that measure one (else None)."""
+        return None
 
     def read_form(self, post: Mapping[str, str], options: Sequence[str]) -> tuple[Any, dict]:
         """(the answer from the participant's form, what to show again); FormAnswerError."""

@@ -18,6 +18,8 @@ class FreeText(BaseAnswerType):
     written_names = ("free text", "free text entry")
     uses_tolerance = True
     empty_message = answers.NUMBER_HELP
+    key_help = "Free text: a number, which may carry a unit (1.2 million)."
+    tolerance_help = "A fraction of the key: 0.1 accepts answers within ±10%."
     prompt_hint = "Reply with only one number."
     api_answer = 'Free text: the number as typed, e.g. "1.2 million".'
 

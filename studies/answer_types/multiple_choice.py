@@ -21,6 +21,7 @@ class MultipleChoice(BaseAnswerType):
     written_names = ("multiple choice",)
     has_options = True
     empty_message = answers.CHOICE_HELP
+    key_help = "Multiple choice: the option's number or text."
     prompt_hint = "Reply with only the number of the option you choose."
     api_answer = "Multiple choice: the 0-based option index (or the option's text)."
 

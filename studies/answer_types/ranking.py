@@ -40,6 +40,7 @@ class Ranking(BaseAnswerType):
     )
     no_interaction_detail = "A ranking needs at least one reported interaction (interactions >= 1)."
     empty_message = "Please put the items in order before continuing."
+    key_help = "Ranking: the items in order, separated by > or commas."
     prompt_hint = "Reply with only the items in order, separated by commas."
     api_answer = "Ranking: the item texts in order."
 

@@ -35,6 +35,7 @@ from studies.services.sessions import (
     AlreadyStarted,
     AnswerInvalid,
     Identity,
+    answer_error,
     read_answer,
     session_start,
 )
@@ -187,6 +188,7 @@ def _answer_all(session, *, wrong, inattentive, timed_out, start, rng, choice_rn
                 raw_answer=answer if isinstance(answer, str) else _json_text(answer),
                 value=value,
                 correct=is_correct,
+                abs_error=None if value is None else answer_error(trial, value),
                 shown_at=shown,
                 answered_at=clock,
                 server_ms=int(spent * 1000),

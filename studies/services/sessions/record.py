@@ -78,6 +78,12 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     return value, correct
 
 
+def answer_error(trial: Trial, value) -> float | None:
+    """The stored answer's absolute distance from the key, for types that measure one."""
+    answer_type, _options, key, _tolerance = trial_spec(trial)
+    return get_type(answer_type).answer_error(value, key)
+
+
 def check_given(answer_type: str, interactions: int | None, *, required: bool = False) -> None:
     """Refuse an answer its client reports as given without any interaction.
 
@@ -229,6 +235,7 @@ def _record_locked(
         raw_answer=_raw_text(answer),
         value=value,
         correct=correct,
+        abs_error=answer_error(trial, value),
         shown_at=trial.shown_at,
         answered_at=now,
         server_ms=_elapsed_ms(trial.shown_at, now),
