@@ -59,3 +59,29 @@ def test_the_handle_appears_only_where_the_participant_first_touches(page, live_
     response = Response.objects.get()
     assert response.value == value and response.abs_error == abs(value - 35)
     assert response.correct is (abs(value - 35) <= 5)
+
+
+def test_a_researcher_previews_a_proportion_question_and_sees_the_tolerance(
+    page, live_server, researcher, password
+):
+    chart_set = make_chart_set(researcher, pairs=1, answer_types=[AnswerType.PROPORTION])
+    Question.objects.filter(chart_set=chart_set).update(tolerance=0.05)
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(researcher.username)
+    page.get_by_label("Password").fill(password)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server.url}/researcher/")
+    page.goto(f"{live_server.url}/studies/library/{chart_set.slug}/charts/G1_Q1_2/preview/")
+    slider = page.locator("[data-proportion-slider]")
+    slider.wait_for()
+    assert "is-unset" in slider.get_attribute("class")
+    page.locator("input[name=answer]").fill("31")
+    assert "is-unset" not in slider.get_attribute("class")  # typing places the handle too
+    page.get_by_role("button", name="Next").click()
+    result = page.get_by_role("status")
+    result.wait_for()
+    assert "Correct." in result.inner_text() and "±5 points" in result.inner_text()
+    shot(page, "04-preview-correct")
+    page.goto(f"{live_server.url}/studies/library/{chart_set.slug}/pairs/G1_Q1/")
+    assert page.get_by_text("within ±5 points of 35").is_visible()
+    shot(page, "05-pair-detail")
