@@ -169,6 +169,10 @@ class BaseAnswerType:
 
     # ------------------------------------------------------------ simulation
 
+    def model_replies(self, options: Sequence[str], key: Any, question) -> tuple[str, str]:
+        """(a right reply, a wrong reply) as a model would write them (the demo's model answers)."""
+        return question.answer_key, "-123456789"
+
     def simulate(self, options: Sequence[str], key: Any, *, correct: bool, rng: random.Random):
         """An answer of the kind a participant would give, right or wrong as asked."""
         raise NotImplementedError

@@ -95,6 +95,9 @@ class Proportion(BaseAnswerType):
             return "", ()
         return format_number(answer_raw), ()
 
+    def model_replies(self, options, key, question):
+        return question.answer_key, self.simulate(options, key, correct=False, rng=random.Random(0))
+
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
         value = self.normalize_key(key)
         if correct:

@@ -157,6 +157,10 @@ class Ranking(BaseAnswerType):
 
     # ------------------------------------------------------------ simulation
 
+    def model_replies(self, options, key, question):
+        ranking = list(question.key_value or options)
+        return ", ".join(ranking), ", ".join(reversed(ranking))
+
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
         items = answers.parse_ranking(key)
         if options:
