@@ -99,7 +99,7 @@ class Ranking(BaseAnswerType):
         return _distinct_options(items)
 
     def check_key_matches_options(self, key_value, options):
-        if sorted(i.casefold() for i in key_value) != sorted(o.casefold() for o in options):
+        if not is_permutation(key_value, options):
             return "The key must list every option exactly once."
         return ""
 
