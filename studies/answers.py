@@ -3,10 +3,12 @@
 The same rules score participants and, later, model answers, so they live here
 as plain functions with no Django import.
 
-Three answer types exist. A multiple-choice answer is correct when it is the
-keyed option; a ranking is correct only when every item is in its keyed place;
-a free-text number is correct when it lies within +/-10% of the key, i.e. in
-``[0.9a, 1.1a]`` for a key ``a``.
+The parsing and checking rules of the answer types are here; which rule a
+type uses is said by its module in :mod:`studies.answer_types`. A
+multiple-choice answer is correct when it is the keyed option; a ranking is
+correct only when every item is in its keyed place; a free-text number is
+correct when it lies within +/-10% of the key, i.e. in ``[0.9a, 1.1a]`` for a
+key ``a``.
 
 Parsing errors come in two kinds: :class:`AnswerFormatError` carries a message
 meant for the participant (show it and ask again), :class:`KeyFormatError` one
@@ -20,17 +22,6 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
-
-MULTIPLE_CHOICE = "multiple_choice"
-FREE_TEXT = "free_text"
-RANKING = "ranking"
-
-ANSWER_TYPES = (MULTIPLE_CHOICE, FREE_TEXT, RANKING)
-ANSWER_TYPE_LABELS = {
-    MULTIPLE_CHOICE: "multiple choice",
-    FREE_TEXT: "free text",
-    RANKING: "rank",
-}
 
 DEFAULT_TOLERANCE = 0.10
 
@@ -72,7 +63,7 @@ def _clean(text: str) -> str:
     )
 
 
-def _norm_item(text: str) -> str:
+def norm_item(text: str) -> str:
     """Comparison form of an option or ranking item: ignores case, spacing, a final period."""
     text = _clean(str(text)).casefold()
     text = " ".join(text.split())
@@ -422,10 +413,10 @@ _NUMBERED_CHOICE = re.compile(r"\(?(?P<n>\d{1,3})\s*[.)]?\)?(?:\s+(?P<rest>.*))?
 
 def _resolve_choice(value: str, options: Sequence[str]) -> tuple[int | None, str | None]:
     """(index, problem) for a choice written as an option number, its text, or both."""
-    wanted = _norm_item(value)
+    wanted = norm_item(value)
     if not wanted:
         return None, "empty"
-    normalised = [_norm_item(o) for o in options]
+    normalised = [norm_item(o) for o in options]
     by_text = [i for i, o in enumerate(normalised) if o == wanted]
     if len(by_text) > 1:
         return None, "duplicate"
@@ -435,7 +426,7 @@ def _resolve_choice(value: str, options: Sequence[str]) -> tuple[int | None, str
     if match:
         n = int(match.group("n"))
         rest = match.group("rest")
-        if 1 <= n <= len(options) and (rest is None or _norm_item(rest) == normalised[n - 1]):
+        if 1 <= n <= len(options) and (rest is None or norm_item(rest) == normalised[n - 1]):
             by_number = n - 1
 
     if by_text and by_number is not None and by_text[0] != by_number:
@@ -556,57 +547,32 @@ def check_ranking(answer_items, key_items) -> bool:
 
     Both sides may be lists or text in any form :func:`parse_ranking` reads.
     """
-    answer = [_norm_item(i) for i in parse_ranking(answer_items)]
+    answer = [norm_item(i) for i in parse_ranking(answer_items)]
     try:
-        key = [_norm_item(i) for i in parse_ranking(key_items)]
+        key = [norm_item(i) for i in parse_ranking(key_items)]
     except AnswerFormatError:
         raise KeyFormatError("The ranking key lists no items.") from None
     return answer == key
 
 
-def ranks_every_option(items, options) -> bool:
-    """Whether a ranking names every option exactly once, in any order.
-
-    Items compare as :func:`check_ranking` compares them (case, spacing and a final
-    period don't count).
-    """
-    return sorted(map(_norm_item, items)) == sorted(map(_norm_item, options))
-
-
-def ranking_from_places(places: Sequence[int | None], options: Sequence[str]) -> list[str]:
-    """The options in the order of their places (``places[i]`` is option i's, from 1).
-
-    Raises :class:`AnswerFormatError` unless the places are 1 to n, each given once
-    (``None`` is an item still to place).
-    """
-    n = len(options)
-    if len(places) != n or sorted(p for p in places if p) != list(range(1, n + 1)):
-        missing = sum(1 for p in places if not p) + max(n - len(places), 0)
-        still = f" ({missing} still to place)" if missing else ""
-        raise AnswerFormatError(
-            f"Please place every item: give each its own rank, from 1 to {n}{still}."
-        )
-    return [options[i] for i in sorted(range(n), key=lambda i: places[i])]
-
-
 # --------------------------------------------------------------------- dispatching
+# Each answer type's rules live in its module of studies.answer_types; these
+# entry points look the type up. (Imported inside: the types build on this module.)
 
 
 def question_key(question) -> tuple[list[str], object]:
     """(options, key) that a question's answers are checked against, wherever they are checked.
 
-    A multiple-choice question without stored options has them numbered in its text,
-    and its key is the option index the import resolved, or else the key as the
-    researcher wrote it (resolved when checked). ``question`` has ``answer_type``,
-    ``text``, ``options``, ``answer_key`` and ``key_value`` (a Question row).
+    The one entry point for every caller (participant flows, preview, model answers,
+    exports); the rule itself is the type's (``question_options`` and ``checked_key``,
+    e.g. the multiple-choice fallback to options numbered in the text). ``question``
+    has ``answer_type``, ``text``, ``options``, ``answer_key`` and ``key_value``.
     """
-    options = list(question.options or [])
-    key = question.answer_key
-    if question.answer_type == MULTIPLE_CHOICE:
-        options = options or parse_options(question.text)
-        if isinstance(question.key_value, int) and not isinstance(question.key_value, bool):
-            key = question.key_value
-    return options, key
+    from studies.answer_types import get_type
+
+    kind = get_type(question.answer_type)
+    options = kind.question_options(question.options or [], question.text)
+    return options, kind.checked_key(question.answer_key, question.key_value)
 
 
 def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None):
@@ -614,25 +580,9 @@ def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None
 
     Raises :class:`KeyFormatError` when the key does not parse for its type.
     """
-    if answer_type == FREE_TEXT:
-        return parse_key(key)
-    if answer_type == MULTIPLE_CHOICE:
-        if isinstance(key, int) and not isinstance(key, bool):
-            if options and 0 <= key < len(options):
-                return key
-            raise KeyFormatError(f"The key index {key!r} is not one of the options.")
-        return resolve_choice_key(key, options or [])
-    if answer_type == RANKING:
-        try:
-            items = parse_ranking(key)
-        except AnswerFormatError:
-            raise KeyFormatError("The ranking key lists no items (write e.g. A > B > C).") from None
-        if len(items) < 2:
-            raise KeyFormatError(
-                f"The ranking key {key!r} has one item; separate items with commas or >."
-            )
-        return items
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
+
+    return get_type(answer_type).normalize_key(key, options=options)
 
 
 def normalize_answer(answer_type: str, answer, *, options: Sequence[str] | None = None):
@@ -640,19 +590,9 @@ def normalize_answer(answer_type: str, answer, *, options: Sequence[str] | None 
 
     Raises :class:`AnswerFormatError` (with a message for the participant).
     """
-    if answer_type == FREE_TEXT:
-        return parse_number(answer)
-    if answer_type == MULTIPLE_CHOICE:
-        return choice_index(answer, _require_options(options))
-    if answer_type == RANKING:
-        return parse_ranking(answer)
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
 
-
-def _require_options(options):
-    if not options:
-        raise ValueError("A multiple-choice question needs its options.")
-    return list(options)
+    return get_type(answer_type).normalize_answer(answer, options=options)
 
 
 def check_answer(
@@ -670,16 +610,6 @@ def check_answer(
     multiple-choice key may be an option index (``int``, 0-based) or text read
     by :func:`resolve_choice_key`.
     """
-    if answer_type == FREE_TEXT:
-        return check_free_text(answer, key, tolerance)
-    if answer_type == MULTIPLE_CHOICE:
-        opts = _require_options(options)
-        key_index = (
-            key
-            if isinstance(key, int) and not isinstance(key, bool)
-            else resolve_choice_key(key, opts)
-        )
-        return check_multiple_choice(answer, key_index, opts)
-    if answer_type == RANKING:
-        return check_ranking(answer, key)
-    raise ValueError(f"Unknown answer type {answer_type!r}; expected one of {ANSWER_TYPES}.")
+    from studies.answer_types import get_type
+
+    return get_type(answer_type).check(answer, key, options=options, tolerance=tolerance)

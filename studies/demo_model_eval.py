@@ -53,23 +53,8 @@ def _correct_answers(study) -> dict[str, tuple[str, str]]:
     for chart_id, chart in study_charts(study).items():
         question = chart.question
         options, key = question_key(question)
-        if question.answer_type == "multiple_choice" and options:
-            index = key if isinstance(key, int) else _index(options, key)
-            out[chart_id] = (options[index], options[(index + 1) % len(options)])
-        elif question.answer_type == "ranking":
-            ranking = list(question.key_value or options)
-            out[chart_id] = (", ".join(ranking), ", ".join(reversed(ranking)))
-        else:
-            out[chart_id] = (question.answer_key, "-123456789")
+        out[chart_id] = question.kind.model_replies(options, key, question)
     return out
-
-
-def _index(options: list[str], key) -> int:
-    text = str(key).strip().casefold()
-    for i, option in enumerate(options):
-        if option.strip().casefold() == text:
-            return i
-    return int(text) - 1 if text.isdigit() else 0
 
 
 def load_model_eval_demo(study, *, seed: int = 0) -> ImportReport:

@@ -6,6 +6,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from studies import answer_types
 from studies.models import AnswerType, Devices, ParticipantSession, Platform, Trial
 from studies.services import sessions as svc
 
@@ -182,10 +183,8 @@ class DocumentedAnswerField(AnswerField):
 class SubmitSerializer(serializers.Serializer):
     position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
     answer = DocumentedAnswerField(
-        help_text=(
-            "Multiple choice: the 0-based option index (or the option's text). Free text: the "
-            'number as typed, e.g. "1.2 million". Ranking: the item texts in order.'
-        )
+        # Each answer type says what its answer is (studies.answer_types).
+        help_text=" ".join(t.api_answer for t in answer_types.all_types())
     )
     client_ms = serializers.IntegerField(
         min_value=0,

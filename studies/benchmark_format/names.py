@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from studies.answers import FREE_TEXT, MULTIPLE_CHOICE, RANKING
+from studies.answer_types import from_written_name
 from studies.manipulations import BUILTIN as BUILTIN_MANIPULATIONS
 from studies.manipulations import slugify_manipulation
 
@@ -21,14 +21,6 @@ KNOWN_MANIPULATIONS = {m.slug: m.label for m in BUILTIN_MANIPULATIONS}
 
 # Names the paper itself uses in section 5 besides those of Table 1.
 _EXTRA_MANIPULATION_NAMES = {"manipulated_x_axis": "inconsistent_x_axis"}
-
-_ANSWER_TYPE_NAMES = {
-    "multiple choice": MULTIPLE_CHOICE,
-    "free text": FREE_TEXT,
-    "free text entry": FREE_TEXT,
-    "rank": RANKING,
-    "ranking": RANKING,
-}
 
 
 def _slugify(text: str) -> str:
@@ -67,9 +59,12 @@ def chart_type_slug(text: str) -> str | None:
 
 
 def answer_type_from_label(text: str) -> str | None:
-    """The answer-type constant for "multiple choice", "free text" or "rank"; None if unknown."""
+    """The answer-type key for a written name ("multiple choice", "free text", "rank"); None if unknown.
+
+    Each type lists the names it is written as (``written_names`` in studies.answer_types).
+    """
     words = " ".join(re.sub(r"[_\-]+", " ", str(text)).casefold().split())
-    return _ANSWER_TYPE_NAMES.get(words)
+    return from_written_name(words)
 
 
 def _column(name: str) -> str:

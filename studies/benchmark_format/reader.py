@@ -13,13 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.csv_safety import csv_unescape
-from studies.answers import (
-    MULTIPLE_CHOICE,
-    KeyFormatError,
-    normalize_key,
-    parse_options,
-    question_stem,
-)
+from studies.answer_types import get_type
+from studies.answers import KeyFormatError, normalize_key, question_stem
 from studies.images import ImageRejected, ValidatedImage, human_size, validate_image
 
 from .names import CHART_TYPES, _column, answer_type_from_label, chart_type_slug
@@ -179,7 +174,7 @@ class _Reader:
         if any(p is None for p in parts):
             return None
         chart_id = draft.chart_id
-        options = parse_options(draft.question_text) if draft.answer_type == MULTIPLE_CHOICE else []
+        options = get_type(draft.answer_type).question_options([], draft.question_text)
         try:
             value = normalize_key(draft.answer_type, draft.answer, options=options)
         except KeyFormatError as exc:

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from core.csv_safety import csv_writer
-from studies.answers import ANSWER_TYPE_LABELS
+from studies.answer_types import get_type
 
 from .layout import IMAGES_DIR, KEYS_FILE, MANIPULATIONS_FILE, QUESTIONS_DIR
 from .records import ChartId, ChartRecord, _sort_key, parse_chart_id
@@ -84,7 +84,10 @@ def write_benchmark(charts: Iterable[ChartRecord], out) -> None:
             KEYS_FILE,
             _csv_bytes(
                 [["chart id", "answer type", "answer"]]
-                + [[c.chart_id, ANSWER_TYPE_LABELS[c.answer_type], c.answer_key] for c in charts]
+                + [
+                    [c.chart_id, get_type(c.answer_type).written_names[0], c.answer_key]
+                    for c in charts
+                ]
             ),
         )
     )

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studies.answer_types import KEYS
+
 CHART_TYPES = ("line", "bar", "scatter", "pie", "map")
-ANSWER_TYPES = ("multiple_choice", "free_text", "ranking")
+ANSWER_TYPES = KEYS  # the registered answer types (studies.answer_types)
 NO_MANIPULATION = "none"
 ICONS = ("apple", "person", "barrel")
 

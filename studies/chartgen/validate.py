@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
+
+from studies.answer_types import get_type
 
 from .spec import (
     ANSWER_TYPES,
@@ -20,18 +21,12 @@ from .spec import (
     Series,
     SpecProblem,
     Tile,
-    format_number,
     is_number,
-    split_options,
 )
 
 _ID_RE = re.compile(r"^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$")
 _GROUP_RE = re.compile(r"^[A-Za-z0-9]+$")
 _FIELDS = tuple(f.name for f in fields(ChartSpec))
-
-
-def _norm_option(text: str) -> str:
-    return " ".join(text.lower().rstrip(" .").split())
 
 
 class _Collector:
@@ -361,84 +356,5 @@ def _parse_question(
         c.add("answer", "required")
         return question, answer_type, "", ()
 
-    options: tuple[str, ...] = ()
-    if answer_type == "multiple_choice":
-        options = _parse_options(raw.get("options"), question, c)
-        key = str(answer_raw).strip() if isinstance(answer_raw, int | str) else ""
-        if not options:
-            return question, answer_type, "", ()
-        if not key.isdigit() or not 1 <= int(key) <= len(options):
-            c.add("answer", f"expected an option number from 1 to {len(options)}")
-            return question, answer_type, "", options
-        return question, answer_type, str(int(key)), options
-
-    if raw.get("options") is not None:
-        c.add("options", "only multiple_choice questions have options")
-    if answer_type == "free_text":
-        try:
-            number = float(answer_raw) if not isinstance(answer_raw, bool) else math.nan
-        except (TypeError, ValueError):
-            number = math.nan
-        if not math.isfinite(number):
-            c.add("answer", "a free_text answer key must be a number")
-            return question, answer_type, "", ()
-        text = format_number(answer_raw) if is_number(answer_raw) else str(answer_raw).strip()
-        return question, answer_type, text, ()
-
-    if answer_type == "ranking":
-        items = _parse_ranking(answer_raw, c)
-        if items and data is not None:
-            _check_ranking(items, data, c)
-        return question, answer_type, " > ".join(items), ()
-    return question, answer_type, "", ()
-
-
-def _parse_options(raw_options: Any, question: str, c: _Collector) -> tuple[str, ...]:
-    _, embedded = split_options(question)
-    if raw_options is None:
-        if len(embedded) < 2:
-            c.add("question", "multiple_choice needs options embedded as '1. ... 2. ...'")
-        return embedded
-    if not (
-        isinstance(raw_options, list)
-        and len(raw_options) >= 2
-        and all(isinstance(o, str) and o.strip() for o in raw_options)
-    ):
-        c.add("options", "expected a list of at least two non-empty strings")
-        return ()
-    options = tuple(o.strip() for o in raw_options)
-    if embedded and [_norm_option(o) for o in embedded] != [_norm_option(o) for o in options]:
-        c.add("options", "differ from the options embedded in the question text")
-    return options
-
-
-def _parse_ranking(answer: Any, c: _Collector) -> tuple[str, ...]:
-    if isinstance(answer, str):
-        items = tuple(part.strip() for part in answer.split(">"))
-    elif isinstance(answer, list) and all(isinstance(a, str) for a in answer):
-        items = tuple(a.strip() for a in answer)
-    else:
-        c.add("answer", "a ranking key is a string like 'A > B > C'")
-        return ()
-    if len(items) < 2 or not all(items):
-        c.add("answer", "a ranking key names at least two items, like 'A > B > C'")
-        return ()
-    if len(set(items)) != len(items):
-        c.add("answer", "a ranking key names each item once")
-        return ()
-    return items
-
-
-def _check_ranking(items: tuple[str, ...], data: ChartData, c: _Collector) -> None:
-    """On a one-series category chart the key must follow the data, in either direction."""
-    if len(data.series) != 1:
-        return
-    by_label = dict(zip(data.category_labels, data.series[0].values, strict=True))
-    unknown = [i for i in items if i not in by_label]
-    if unknown:
-        c.add("answer", f"ranking names unknown categories: {', '.join(unknown)}")
-        return
-    values = [by_label[i] for i in items]
-    pairs = list(zip(values, values[1:], strict=False))
-    if not (all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs)):
-        c.add("answer", "ranking key does not follow the chart's values")
+    key, options = get_type(answer_type).spec_answer(raw, question, data, c)
+    return question, answer_type, key, options

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from studies import answer_types
+
 __all__ = [
     "AnswerType",
     "Chart",
@@ -44,10 +46,11 @@ class ChartType(models.TextChoices):
     MAP = "map", "Map"
 
 
-class AnswerType(models.TextChoices):
-    MULTIPLE_CHOICE = "multiple_choice", "Multiple choice"
-    FREE_TEXT = "free_text", "Free text (number)"
-    RANKING = "ranking", "Ranking"
+# The registered answer types (studies.answer_types), as model choices:
+# AnswerType.MULTIPLE_CHOICE == "multiple_choice", and so on for each type.
+AnswerType = models.TextChoices(
+    "AnswerType", [(t.key.upper(), (t.key, t.label)) for t in answer_types.all_types()]
+)
 
 
 class ManipulationType(models.Model):
@@ -182,6 +185,16 @@ class Question(models.Model):
     @property
     def mind_question(self) -> str:
         return MIND_TEMPLATE.format(fact_question=self.text)
+
+    @property
+    def kind(self) -> answer_types.BaseAnswerType:
+        """This question's answer type, with its rules and template names."""
+        return answer_types.get_type(self.answer_type)
+
+    @property
+    def prompt(self) -> str:
+        """The question as a trial shows it (a multiple-choice stem without its options)."""
+        return self.kind.prompt_text(self.text, self.stem)
 
     @property
     def ranking_rows(self) -> list[dict]:

@@ -235,6 +235,9 @@ class Response(models.Model):
     # The answer read for its type: a number, a 0-based option index or the ordered items.
     value = models.JSONField(null=True, blank=True)
     correct = models.BooleanField(null=True)
+    # The answer's absolute distance from the key, for answer types that measure one
+    # (a proportion: points on the 0-100 scale); empty for the others.
+    abs_error = models.FloatField(null=True, blank=True)
     shown_at = models.DateTimeField(null=True, blank=True)
     answered_at = models.DateTimeField(default=timezone.now)
     # Time on the trial: by the server (shown to answered) and by the client's clock.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from studies import answers
-from studies.models import AnswerType, Platform, Question, Study
+from studies.models import Platform, Question, Study
 from studies.ordering import max_gap
 from studies.selectors.timing import study_expected_minutes
 from studies.starter_texts import texts_with_placeholders
@@ -57,9 +57,7 @@ def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
                     where,
                 )
             )
-        options = list(question.options or [])
-        if question.answer_type == AnswerType.MULTIPLE_CHOICE and not options:
-            options = answers.parse_options(question.text)
+        options = question.kind.question_options(question.options, question.text)
         try:
             answers.normalize_key(question.answer_type, question.answer_key, options=options)
         except answers.KeyFormatError as exc:

@@ -265,7 +265,7 @@ def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
 
     (session_id, position, kind, chart code, attention check id, raw answer, value,
     correct, shown_at, answered_at, server_ms, client_ms, interactions,
-    first_interaction_ms), streamed from one query.
+    first_interaction_ms, abs_error), streamed from one query.
     """
     query = (
         Response.objects.filter(session__study=study)
@@ -285,6 +285,7 @@ def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
             "client_ms",
             "interactions",
             "first_interaction_ms",
+            "abs_error",
         )
     )
     yield from query.iterator(chunk_size=chunk_size)

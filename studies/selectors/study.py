@@ -11,9 +11,8 @@ from django.http import Http404
 from django.utils import timezone
 
 from core.models import User
-from studies import answers, exclusion_rules
+from studies import answer_types, answers, exclusion_rules
 from studies.models import (
-    AnswerType,
     AttentionCheck,
     ParticipantSession,
     Question,
@@ -397,13 +396,11 @@ def trial_display(trial: Trial) -> TrialDisplay:
         alt = "Chart for this question"
     else:
         question, chart = trial.question, trial.chart
-        prompt = question.text
-        if answer_type == AnswerType.MULTIPLE_CHOICE:
-            prompt = question.stem or answers.question_stem(question.text)
+        prompt = question.kind.prompt_text(question.text, question.stem)
         image, width, height = chart.image, chart.width, chart.height
         alt = chart.alt_text or "Chart for this question"
     items = []
-    if answer_type == AnswerType.RANKING:
+    if answer_types.get_type(answer_type).orders_items:
         display = trial.item_order or list(range(len(options)))
         items = [(i, options[i]) for i in display]
     return TrialDisplay(

@@ -65,6 +65,7 @@ def study_charts(study: Study) -> dict[str, Chart]:
 
 def _score(row, chart: Chart) -> tuple[bool | None, list[str]]:
     question = chart.question
+    # The same key and options a participant's answer is checked against.
     options, key = answers.question_key(question)
     try:
         check = check_fact_answer(

@@ -48,16 +48,24 @@ QUESTIONS = {
         "Alpha > Beta > Gamma",
         ["Alpha", "Beta", "Gamma"],
     ),
+    AnswerType.PROPORTION: (
+        "What percentage of the whole is the largest slice? Move the slider.",
+        [],
+        "35",
+        35.0,
+    ),
 }
 CORRECT = {
     AnswerType.MULTIPLE_CHOICE: 1,
     AnswerType.FREE_TEXT: "1.2",
     AnswerType.RANKING: ["Alpha", "Beta", "Gamma"],
+    AnswerType.PROPORTION: "38",
 }
 WRONG = {
     AnswerType.MULTIPLE_CHOICE: 0,
     AnswerType.FREE_TEXT: "5",
     AnswerType.RANKING: ["Gamma", "Beta", "Alpha"],
+    AnswerType.PROPORTION: "60",
 }
 
 

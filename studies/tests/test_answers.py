@@ -3,10 +3,8 @@ import re
 import pytest
 
 from studies import answers
+from studies.answer_types import ranking
 from studies.answers import (
-    FREE_TEXT,
-    MULTIPLE_CHOICE,
-    RANKING,
     AnswerFormatError,
     KeyFormatError,
     check_answer,
@@ -23,6 +21,9 @@ from studies.answers import (
     question_stem,
     resolve_choice_key,
 )
+
+# The registered answer types' keys (studies.answer_types).
+MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
 
 TREND = (
     "The following graph shows military spending. What is the trend of military spending "
@@ -368,22 +369,22 @@ def test_keys_are_normalised_for_their_type():
 
 def test_a_ranking_names_every_option_once_as_the_check_compares_items():
     options = ["Apples", "Pears", "Plums"]
-    assert answers.ranks_every_option(["plums.", " PEARS ", "Apples"], options)
+    assert ranking.is_permutation(["plums.", " PEARS ", "Apples"], options)
     # Full-width letters fold as they do when the ranking is checked.
-    assert answers.ranks_every_option(["Ａｐｐｌｅｓ", "Pears", "Plums"], options)
-    assert not answers.ranks_every_option(["Apples", "Apples", "Plums"], options)
-    assert not answers.ranks_every_option(["Apples", "Pears"], options)
+    assert ranking.is_permutation(["Ａｐｐｌｅｓ", "Pears", "Plums"], options)
+    assert not ranking.is_permutation(["Apples", "Apples", "Plums"], options)
+    assert not ranking.is_permutation(["Apples", "Pears"], options)
 
 
 def test_places_give_the_options_in_order_or_say_what_is_missing():
     options = ["A", "B", "C"]
-    assert answers.ranking_from_places([3, 1, 2], options) == ["B", "C", "A"]
+    assert ranking.ranking_from_places([3, 1, 2], options) == ["B", "C", "A"]
     with pytest.raises(answers.AnswerFormatError, match=r"from 1 to 3 \(1 still to place\)"):
-        answers.ranking_from_places([1, None, 2], options)
+        ranking.ranking_from_places([1, None, 2], options)
     with pytest.raises(answers.AnswerFormatError, match=r"its own rank, from 1 to 3\.$"):
-        answers.ranking_from_places([1, 1, 3], options)
+        ranking.ranking_from_places([1, 1, 3], options)
     with pytest.raises(answers.AnswerFormatError):
-        answers.ranking_from_places([1, 2, 4], options)
+        ranking.ranking_from_places([1, 2, 4], options)
 
 
 def test_a_question_is_checked_against_its_stored_or_numbered_options_and_resolved_key():

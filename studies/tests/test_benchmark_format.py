@@ -7,7 +7,6 @@ import zipfile
 import pytest
 from PIL import Image
 
-from studies.answers import FREE_TEXT, MULTIPLE_CHOICE, RANKING
 from studies.benchmark_format import (
     KNOWN_MANIPULATIONS,
     manipulation_slug,
@@ -25,6 +24,9 @@ from studies.tests.benchmark_factories import (
     write_folder,
     write_zip,
 )
+
+# The registered answer types' keys (studies.answer_types).
+MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
 
 MC_QUESTION = (
     "The following graph shows CD shipments. What is the trend of CD shipments "

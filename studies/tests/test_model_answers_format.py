@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from studies.answers import FREE_TEXT, MULTIPLE_CHOICE, RANKING
 from studies.model_answers_format import (
     DUPLICATE,
     FILE,
@@ -17,6 +16,9 @@ from studies.model_answers_format import (
     coverage,
     read_model_answers,
 )
+
+# The registered answer types' keys (studies.answer_types).
+MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
 
 STUDY = ["G1_Q1_1", "G1_Q1_2", "G2_Q1_1", "G2_Q1_2"]
 

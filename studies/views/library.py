@@ -10,14 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.decorators import researcher_required
-from studies.answers import (
-    AnswerFormatError,
-    KeyFormatError,
-    check_answer,
-    question_key,
-    ranking_from_places,
-)
-from studies.models import AnswerType
+from studies.answers import AnswerFormatError, KeyFormatError, question_key
 from studies.selectors.library import (
     chart_get,
     chartset_get,
@@ -196,43 +189,19 @@ def chart_image(request, slug, chart_id):
     return render(request, "studies/library/pair_detail.html", context, status=400)
 
 
-def ranking_from_post(options: list[str], data) -> list[str]:
-    """The ranked items from ``rank-<i>`` fields (item i's place, from 1), first place first.
-
-    Raises AnswerFormatError when a place is missing or given twice.
-    """
-    places = []
-    for i in range(len(options)):
-        raw = str(data.get(f"rank-{i}", ""))
-        places.append(int(raw) if raw.isdigit() else None)
-    return ranking_from_places(places, options)
-
-
 def _check_preview_answer(question, data) -> tuple[bool | None, str, str]:
     """(correct or None, error message, the answer as the participant wrote it)."""
+    kind = question.kind
     written = data.get("answer", "")
     options, key = question_key(question)
     try:
-        if question.answer_type == AnswerType.RANKING:
-            ranking = ranking_from_post(question.options, data)
-            return check_answer(question.answer_type, ranking, key), "", ""
-        answer = written
-        if question.answer_type == AnswerType.MULTIPLE_CHOICE:
-            if not written.isdigit():
-                raise AnswerFormatError("Please choose one of the options.")
-            answer = int(written)
-        correct = check_answer(
-            question.answer_type, answer, key, options=options, tolerance=question.tolerance
-        )
+        answer, written = kind.read_preview(data, question)
+        correct = kind.check(answer, key, options=options, tolerance=question.tolerance)
         return correct, "", written
     except AnswerFormatError as exc:
         return None, exc.message, written
     except KeyFormatError as exc:
         return None, f"The answer key cannot be checked: {exc.message}", written
-
-
-def _place(raw, default: int) -> int:
-    return int(raw) if str(raw or "").isdigit() else default
 
 
 @researcher_required
@@ -244,12 +213,8 @@ def chart_preview(request, slug, chart_id):
     correct, error, answer = None, "", ""
     if request.method == "POST":
         correct, error, answer = _check_preview_answer(question, request.POST)
-    rank_rows = None
-    if question.answer_type == AnswerType.RANKING and request.method == "POST":
-        rank_rows = [
-            {"index": i, "item": item, "place": _place(request.POST.get(f"rank-{i}"), i + 1)}
-            for i, item in enumerate(question.options)
-        ]
+    # What the answer input shows again after a POST (a ranking's places).
+    shown = question.kind.preview_state(request.POST, question) if request.method == "POST" else {}
     return render(
         request,
         "studies/library/chart_preview.html",
@@ -260,7 +225,7 @@ def chart_preview(request, slug, chart_id):
             "answer": answer,
             "error": error,
             "correct": correct,
-            "rank_rows": rank_rows,
+            **shown,
             "pair_url": reverse("studies:pair-detail", args=[slug, question.code]),
         },
         status=400 if error else 200,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
+from studies import answer_types
 from studies.models import AnswerType
 
 NEW_SET = "__new__"
@@ -79,14 +80,13 @@ class QuestionForm(forms.Form):
     answer_key = forms.CharField(
         max_length=500,
         label="Answer key",
-        help_text="Multiple choice: the option's number or text. Free text: a number, which may "
-        "carry a unit (1.2 million). Ranking: the items in order, separated by > or commas.",
+        help_text=" ".join(t.key_help for t in answer_types.all_types()),
     )
     tolerance = forms.FloatField(
         min_value=0,
         max_value=0.99,
-        label="Tolerance (free text)",
-        help_text="A fraction of the key: 0.1 accepts answers within ±10%.",
+        label="Tolerance",
+        help_text=" ".join(t.tolerance_help for t in answer_types.all_types() if t.uses_tolerance),
     )
 
 

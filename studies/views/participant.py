@@ -24,8 +24,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from studies import answers
-from studies.models import AnswerType, ParticipantSession, Study
+from studies.answer_types import FormAnswerError, get_type
+from studies.models import ParticipantSession, Study
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
@@ -285,6 +285,8 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "number": trial.position + 1,
         "total": session.trial_count,
         "answer_type": shown.answer_type,
+        # Each answer type draws its own input (studies.answer_types).
+        "answer_template": get_type(shown.answer_type).participant_template,
         "prompt": shown.prompt,
         "image": shown.image,
         "width": shown.width,
@@ -398,23 +400,10 @@ def begin(request, token: str):
 
 def _form_answer(answer_type: str, options: list, post) -> tuple[object, dict]:
     """The answer from the trial form, and what to show again if it is refused."""
-    if answer_type == AnswerType.MULTIPLE_CHOICE:
-        raw = post.get("choice", "")
-        if raw.isdigit() and int(raw) < len(options):
-            return int(raw), {"choice": int(raw)}
-        return None, {}
-    if answer_type == AnswerType.RANKING:
-        ranks = {}
-        for i in range(len(options)):
-            value = post.get(f"rank_{i}", "")
-            ranks[i] = int(value) if value.isdigit() else None
-        try:
-            ranking = answers.ranking_from_places(list(ranks.values()), options)
-        except answers.AnswerFormatError as exc:
-            raise svc.AnswerInvalid(exc.message, previous={"ranks": ranks}) from None
-        return ranking, {"ranks": ranks}
-    text = post.get("number", "")[:2000]
-    return text, {"number": text}
+    try:
+        return get_type(answer_type).read_form(post, options)
+    except FormAnswerError as exc:
+        raise svc.AnswerInvalid(exc.message, previous=exc.previous) from None
 
 
 def _client_ms(value: str) -> int | None:

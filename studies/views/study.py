@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core.decorators import researcher_required
+from studies.answer_types import get_type
 from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
 from studies.selectors import readiness
@@ -228,16 +229,7 @@ def _value_text(trial) -> str:
     if response is None or response.value is None:
         return ""
     answer_type, options, _key, _tol = sel.trial_spec(trial)
-    value = response.value
-    if (
-        answer_type == AnswerType.MULTIPLE_CHOICE
-        and isinstance(value, int)
-        and value < len(options)
-    ):
-        return f"{value + 1}. {options[value]}"
-    if isinstance(value, list):
-        return " > ".join(str(v) for v in value)
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    return get_type(answer_type).display(response.value, options)
 
 
 @researcher_required

@@ -22,7 +22,7 @@ LONG_COLUMNS = [
     "participant", "participant_number", "trial_kind", "position", "chart_id",
     "attention_check", "answer", "value", "correct", "shown_at", "answered_at",
     "server_ms", "client_ms", "interactions", "first_interaction_ms", "excluded",
-    "exclusion_reason",
+    "exclusion_reason", "abs_error",
 ]  # fmt: skip
 ROW_GROUP = 50_000
 CELLS = 6  # wide form: columns per chart
@@ -64,7 +64,7 @@ def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[l
     """One row per participant x answered trial (header not included)."""
     people = participants(study, include_platform_ids=include_platform_ids)
     for (sid, position, kind, chart, check, raw, value, correct, shown, answered, server_ms,
-         client_ms, interactions, first_ms) in response_rows(study):  # fmt: skip
+         client_ms, interactions, first_ms, abs_error) in response_rows(study):  # fmt: skip
         person = people.get(sid)
         if person is None:
             continue
@@ -77,7 +77,7 @@ def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[l
             "" if correct is None else correct, _iso(shown), _iso(answered),
             "" if server_ms is None else server_ms, "" if client_ms is None else client_ms,
             "" if interactions is None else interactions, "" if first_ms is None else first_ms,
-            person.excluded, person.reason,
+            person.excluded, person.reason, "" if abs_error is None else abs_error,
         ]  # fmt: skip
         yield row
 
@@ -121,6 +121,7 @@ def wide_rows(
             _c,
             interactions,
             first_ms,
+            _e,
         ) in response_rows(study):
             if sid != current:
                 if current is not None and current in people:
@@ -187,6 +188,7 @@ def write_parquet(columns: list[str], rows: Iterator[list], out, *, row_group: i
 
 INT_COLUMNS = {"participant_number", "position", "server_ms", "client_ms", "interactions"}
 BOOL_COLUMNS = {"correct", "excluded"}
+FLOAT_COLUMNS = {"abs_error"}
 
 
 def _arrow_type(name: str):
@@ -200,6 +202,8 @@ def _arrow_type(name: str):
         return pa.int64()
     if name in BOOL_COLUMNS or name.endswith("_correct"):
         return pa.bool_()
+    if name in FLOAT_COLUMNS:
+        return pa.float64()
     return pa.string()
 
 

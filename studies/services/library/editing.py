@@ -10,17 +10,11 @@ from django.utils.text import slugify
 
 from core.models import User
 from core.services.audit import audit_record
-from studies.answers import (
-    ANSWER_TYPES,
-    KeyFormatError,
-    normalize_key,
-    normalize_line_breaks,
-    parse_options,
-    question_stem,
-)
+from studies import answer_types
+from studies.answers import KeyFormatError, normalize_key, normalize_line_breaks
 from studies.images import ImageRejected, validate_image
 from studies.manipulations import slugify_manipulation
-from studies.models import AnswerType, Chart, ChartSet, ManipulationType, Question
+from studies.models import Chart, ChartSet, ManipulationType, Question
 from studies.services import unique_slug
 from studies.services.library.pairs import (
     RESERVED_SLUGS,
@@ -123,10 +117,9 @@ def question_validate(
     answer_key = " ".join(str(answer_key or "").split())
     if not text:
         errors["text"] = "Write the FACT question."
-    if answer_type not in ANSWER_TYPES:
-        errors["answer_type"] = (
-            f"Unknown answer type “{answer_type}”; choose multiple choice, free text or ranking."
-        )
+    if answer_type not in answer_types.KEYS:
+        names = ", ".join(t.label.lower() for t in answer_types.all_types())
+        errors["answer_type"] = f"Unknown answer type “{answer_type}”; choose one of: {names}."
     if not answer_key:
         errors["answer_key"] = "Write the answer key."
     if tolerance is not None and not 0 <= tolerance < 1:
@@ -136,26 +129,20 @@ def question_validate(
     if errors:
         raise ValidationError(errors)
 
-    options: list[str] = []
-    if answer_type == AnswerType.MULTIPLE_CHOICE:
-        options = parse_options(text)
-        if len(options) < 2:
-            raise ValidationError(
-                {"text": "A multiple-choice question lists its options in its text: 1. … 2. … 3. …"}
-            )
+    kind = answer_types.get_type(answer_type)
+    try:
+        options = kind.authored_options(text)
+    except ValueError as exc:
+        raise ValidationError({"text": str(exc)}) from None
     try:
         key_value = normalize_key(answer_type, answer_key, options=options)
+        fields = kind.question_fields(text, key_value, options)
     except KeyFormatError as exc:
         raise ValidationError({"answer_key": exc.message}) from None
-    if answer_type == AnswerType.RANKING:
-        if len({i.casefold() for i in key_value}) != len(key_value):
-            raise ValidationError({"answer_key": "The ranking key names an item twice."})
-        options = sorted(key_value, key=str.casefold)
     return {
         "text": text,
-        "stem": question_stem(text) if answer_type == AnswerType.MULTIPLE_CHOICE else text,
+        **fields,
         "answer_type": answer_type,
-        "options": options,
         "answer_key": answer_key,
         "key_value": key_value,
         **({"tolerance": tolerance} if tolerance is not None else {}),

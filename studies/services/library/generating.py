@@ -15,11 +15,12 @@ from django.db import transaction
 from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
-from studies.answers import KeyFormatError, normalize_key, parse_options
-from studies.chartgen import ChartSpec, SpecError, load_specs, render_pair, split_options
+from studies.answer_types import get_type
+from studies.answers import KeyFormatError
+from studies.chartgen import ChartSpec, SpecError, load_specs, render_pair
 from studies.images import ImageRejected, validate_image
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import AnswerType, ChartSet, ChartType, Question
+from studies.models import ChartSet, ChartType, Question
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
@@ -98,36 +99,12 @@ def pair_preview(*, spec: ChartSpec) -> Preview:
 
 def question_parts(spec: ChartSpec) -> tuple[str, str, list[str], str, Any]:
     """(text as shown, stem, options, key as written, key in its checked form)."""
-    if spec.answer_type == AnswerType.MULTIPLE_CHOICE:
-        stem, embedded = split_options(spec.question)
-        options = list(spec.options or embedded)
-        if embedded:
-            text = spec.question
-        else:
-            text = "\n".join([spec.question, *(f"{i}. {o}" for i, o in enumerate(options, 1))])
-        number = int(spec.answer)
-        key = f"{number}. {options[number - 1]}"
-        if parse_options(text) != options:
-            # The participant page lists parsed options; they must be the spec's.
-            text = "\n".join([stem, *(f"{i}. {o}" for i, o in enumerate(options, 1))])
-        return text, stem, options, key, number - 1
-    if spec.answer_type == AnswerType.RANKING:
-        items = list(spec.ranking)
-        return spec.question, spec.question, sorted(items, key=str.casefold), spec.answer, items
-    return (
-        spec.question,
-        spec.question,
-        [],
-        spec.answer,
-        normalize_key(spec.answer_type, spec.answer),
-    )
+    return get_type(spec.answer_type).spec_question_parts(spec)
 
 
 def pair_input_from_spec(spec: ChartSpec, png1: bytes, png2: bytes) -> PairInput:
-    text, stem, options, key, key_value = question_parts(spec)
     try:
-        if spec.answer_type == AnswerType.MULTIPLE_CHOICE:
-            normalize_key(spec.answer_type, key, options=options)
+        text, stem, options, key, key_value = question_parts(spec)
         images = [validate_image(png) for png in (png1, png2)]
     except (KeyFormatError, ImageRejected) as exc:  # a generator bug, not the researcher's input
         raise ValidationError({"spec": f"{spec.id}: {exc.message}"}) from None

@@ -30,6 +30,7 @@ from analysis.tables import natural_key
 from core.models import Job, User
 from core.services.jobs import job_create
 from core.storage import private_storage
+from studies.answer_types import get_type
 from studies.benchmark_format import (
     IMAGES_DIR,
     KEYS_FILE,
@@ -40,7 +41,7 @@ from studies.benchmark_format import (
     read_benchmark,
 )
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import PAIR_VERSIONS, AnswerType, ChartSet, ChartType
+from studies.models import PAIR_VERSIONS, ChartSet, ChartType
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
@@ -116,14 +117,7 @@ def _same_text(a: str, b: str) -> bool:
 
 
 def _same_key(a: ChartRecord, b: ChartRecord) -> bool:
-    if a.answer_type == AnswerType.RANKING:
-        return [i.casefold() for i in a.answer_value] == [i.casefold() for i in b.answer_value]
-    return a.answer_value == b.answer_value
-
-
-def _ranking_items(items: list[str]) -> list[str]:
-    # Shown to participants in a neutral order, never the keyed one.
-    return sorted(items, key=str.casefold)
+    return get_type(a.answer_type).same_key(a.answer_value, b.answer_value)
 
 
 def pairs_from_records(
@@ -184,9 +178,7 @@ def pairs_from_records(
             )
             continue
         slug, label = manipulation_for(two)
-        options = list(one.options)
-        if one.answer_type == AnswerType.RANKING:
-            options = _ranking_items(list(one.answer_value))
+        options = get_type(one.answer_type).imported_options(one.options, one.answer_value)
         chart_type_label = ChartType(two.chart_type).label
         pairs.append(
             PairInput(

@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from analysis.tables import natural_key
 from studies.model_answers_format import FILE, Problem
-from studies.models import AnswerType, Chart, ModelAnswer, ModelReply, Study
+from studies.models import Chart, ModelAnswer, ModelReply, Study
 from studies.services.model_eval import ImportReport, model_answers_import
 from studies.services.model_prompts import study_prompt_charts
 from studies.services.model_runner.client import (
@@ -49,11 +49,6 @@ FACT = ModelReply.QuestionKind.FACT.value
 MIND = ModelReply.QuestionKind.MIND.value
 KINDS = (FACT, MIND)
 
-ANSWER_FORMAT = {
-    AnswerType.MULTIPLE_CHOICE: "Reply with only the number of the option you choose.",
-    AnswerType.FREE_TEXT: "Reply with only one number.",
-    AnswerType.RANKING: "Reply with only the items in order, separated by commas.",
-}
 
 # This many refused requests in a row means the endpoint refuses them all
 # (a model without image input, say): stop rather than fail every chart.
@@ -88,7 +83,8 @@ def image_data_url(data: bytes) -> str:
 
 def fact_prompt(chart: Chart, *, answer_format: bool = True) -> str:
     question = chart.question
-    hint = ANSWER_FORMAT.get(question.answer_type) if answer_format else None
+    # Each answer type says how a model should reply (studies.answer_types).
+    hint = question.kind.prompt_hint if answer_format else None
     return f"{question.text}\n\n{hint}" if hint else question.text
 
 

@@ -27,14 +27,15 @@ from django.utils import timezone
 from scipy.special import logit
 
 from analysis.simulate import chartom_groups, simulate_trials
-from studies import answers
-from studies.models import AnswerType, ParticipantSession, Response, Study
+from studies.answer_types import get_type
+from studies.models import ParticipantSession, Response, Study
 from studies.selectors.results import chart_catalogue
 from studies.selectors.study import participant_trials, trial_spec
 from studies.services.sessions import (
     AlreadyStarted,
     AnswerInvalid,
     Identity,
+    answer_error,
     read_answer,
     session_start,
 )
@@ -67,31 +68,10 @@ def paper_rates(groups: list[str]) -> tuple[dict, dict]:
     return base, effect
 
 
-def _choice_key(options, key) -> int:
-    if isinstance(key, int) and not isinstance(key, bool):
-        return key
-    return answers.resolve_choice_key(key, options)
-
-
 def simulated_answer(trial, *, correct: bool, rng: random.Random):
     """An answer of the kind a participant would give, right or wrong as asked."""
     answer_type, options, key, _tolerance = trial_spec(trial)
-    if answer_type == AnswerType.MULTIPLE_CHOICE:
-        right = _choice_key(options, key)
-        if correct or len(options) < 2:
-            return right
-        return rng.choice([i for i in range(len(options)) if i != right])
-    if answer_type == AnswerType.RANKING:
-        items = answers.parse_ranking(key)
-        if options:
-            # Answer with the option texts, as the ranking widget posts them.
-            by_norm = {" ".join(str(o).casefold().split()): o for o in options}
-            items = [by_norm.get(" ".join(i.casefold().split()), i) for i in items]
-        return items if correct else list(reversed(items))
-    if correct:
-        return str(key)
-    value = answers.parse_key(key)
-    return f"{value * 2.5 + 3:g}"
+    return get_type(answer_type).simulate(options, key, correct=correct, rng=rng)
 
 
 def _times(rng: np.random.Generator, n: int, inattentive: bool) -> np.ndarray:
@@ -208,6 +188,7 @@ def _answer_all(session, *, wrong, inattentive, timed_out, start, rng, choice_rn
                 raw_answer=answer if isinstance(answer, str) else _json_text(answer),
                 value=value,
                 correct=is_correct,
+                abs_error=None if value is None else answer_error(trial, value),
                 shown_at=shown,
                 answered_at=clock,
                 server_ms=int(spent * 1000),

@@ -30,6 +30,7 @@ from studies.services.sessions.platform import (
 )
 from studies.services.sessions.record import (
     RecordResult,
+    answer_error,
     check_given,
     read_answer,
     response_record,
@@ -64,6 +65,7 @@ __all__ = [
     "ended_message",
     "identity_from_params",
     "link_params",
+    "answer_error",
     "read_answer",
     "response_record",
     "session_begin",

@@ -10,7 +10,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from studies import answers
-from studies.models import AnswerType, ParticipantSession, Response, Study, Trial
+from studies.answer_types import get_type
+from studies.models import ParticipantSession, Response, Study, Trial
 from studies.selectors.study import (
     TRIAL_FIELDS,
     participant_sessions,
@@ -31,7 +32,6 @@ logger = logging.getLogger(__name__)
 
 MAX_ANSWER_CHARS = 1000
 RESPONSE_FIELDS = tuple(f"response__{f.name}" for f in Response._meta.concrete_fields)
-RANK_HELP = "Please give every item its own rank, from 1 to {n}."
 
 
 @dataclass(frozen=True)
@@ -57,17 +57,16 @@ def _raw_text(answer) -> str:
 def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     """(the value stored, correct) for an answer, or :class:`AnswerInvalid` with a friendly message."""
     answer_type, options, key, tolerance = trial_spec(trial)
+    kind = get_type(answer_type)
     if answer is None or (isinstance(answer, str) and not answer.strip()):
-        raise AnswerInvalid(_empty_message(answer_type))
+        raise AnswerInvalid(kind.empty_message)
     if len(_raw_text(answer)) > MAX_ANSWER_CHARS:
         raise AnswerInvalid("That answer is too long. Please give a short answer.")
     try:
-        value = answers.normalize_answer(answer_type, answer, options=options)
+        value = kind.normalize_answer(answer, options=options)
+        kind.validate_answer(value, options)
     except answers.AnswerFormatError as exc:
         raise AnswerInvalid(exc.message) from None
-    ranked = answer_type == AnswerType.RANKING and options
-    if ranked and not answers.ranks_every_option(value, options):
-        raise AnswerInvalid(RANK_HELP.format(n=len(options)))
     try:
         correct = answers.check_answer(
             answer_type, answer, key, options=options, tolerance=tolerance
@@ -79,12 +78,10 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     return value, correct
 
 
-def _empty_message(answer_type: str) -> str:
-    if answer_type == AnswerType.MULTIPLE_CHOICE:
-        return answers.CHOICE_HELP
-    if answer_type == AnswerType.RANKING:
-        return "Please put the items in order before continuing."
-    return answers.NUMBER_HELP
+def answer_error(trial: Trial, value) -> float | None:
+    """The stored answer's absolute distance from the key, for types that measure one."""
+    answer_type, _options, key, _tolerance = trial_spec(trial)
+    return get_type(answer_type).answer_error(value, key)
 
 
 def check_given(answer_type: str, interactions: int | None, *, required: bool = False) -> None:
@@ -96,15 +93,11 @@ def check_given(answer_type: str, interactions: int | None, *, required: bool = 
     makes the report itself mandatory for rankings; a browser without JavaScript
     reports nothing, and its empty rank selects already need the participant.
     """
-    ranking = answer_type == AnswerType.RANKING
-    if interactions == 0 or (ranking and required and interactions is None):
-        if ranking:
-            message = "Please put the items in order yourself: place every item, then continue."
-            detail = "A ranking needs at least one reported interaction (interactions >= 1)."
-        else:
-            message = "Please give your answer before continuing."
-            detail = "An answer given with no interaction cannot be taken (interactions >= 1)."
-        raise AnswerInvalid(message, errors={"interactions": [detail]})
+    kind = get_type(answer_type)
+    if interactions == 0 or (kind.needs_interaction and required and interactions is None):
+        raise AnswerInvalid(
+            kind.no_interaction_message, errors={"interactions": [kind.no_interaction_detail]}
+        )
 
 
 def _same_answer(response: Response, answer, idempotency_key: str) -> bool:
@@ -242,6 +235,7 @@ def _record_locked(
         raw_answer=_raw_text(answer),
         value=value,
         correct=correct,
+        abs_error=answer_error(trial, value),
         shown_at=trial.shown_at,
         answered_at=now,
         server_ms=_elapsed_ms(trial.shown_at, now),

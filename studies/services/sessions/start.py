@@ -10,9 +10,8 @@ from datetime import timedelta
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies import answers
+from studies.answer_types import get_type
 from studies.models import (
-    AnswerType,
     AttentionCheck,
     Chart,
     ParticipantSession,
@@ -67,26 +66,6 @@ def _resume(existing: ParticipantSession, proof: str) -> StartResult:
     raise AlreadyStarted(already_started_message(existing.platform))
 
 
-def _ranking_display_order(order_seed: int, position: int, options: list, key: str) -> list[int]:
-    """A shuffled first order of the items that is never the keyed order itself."""
-    n = len(options)
-    rng = random.Random(derive_seed(order_seed, "items", position))
-    order = rng.sample(range(n), n)
-    try:
-        wanted = [_norm(i) for i in answers.parse_ranking(key)]
-        keyed = [wanted.index(_norm(options[i])) for i in order]
-    except (answers.AnswerFormatError, ValueError):
-        return order
-    if keyed == sorted(keyed) and n > 1:
-        # Leaving the list as it is must not count as knowing the answer.
-        order = order[1:] + order[:1]
-    return order
-
-
-def _norm(text) -> str:
-    return " ".join(str(text).casefold().split()).rstrip(" .,;")
-
-
 def _build_trials(
     *, study: Study, session: ParticipantSession, number: int
 ) -> tuple[list[Trial], list[dict]]:
@@ -134,8 +113,10 @@ def _build_trials(
                 question_id=question.id,
             )
             answer_type, options, key = question.answer_type, question.options, question.answer_key
-        if answer_type == AnswerType.RANKING and options:
-            trial.item_order = _ranking_display_order(order.seed, position, options, key)
+        kind = get_type(answer_type)
+        if kind.orders_items and options:
+            rng = random.Random(derive_seed(order.seed, "items", position))
+            trial.item_order = kind.item_order(rng, options, key)
         trials.append(trial)
     return trials, order.as_json()
 

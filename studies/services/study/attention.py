@@ -9,22 +9,19 @@ from django.db.models import ProtectedError
 
 from core.models import User
 from core.services.audit import audit_record
-from studies import answers
+from studies import answer_types, answers
+from studies.answer_types import get_type
 from studies.images import ImageRejected, generated_name, validate_image
-from studies.models import AnswerType, AttentionCheck, Study
+from studies.models import AttentionCheck, Study
 from studies.selectors.study import study_design_locked
 
 
 def _clean_options(answer_type: str, options) -> list[str]:
     items = [" ".join(str(o).split()) for o in (options or [])]
-    items = [o for o in items if o]
-    if answer_type in (AnswerType.MULTIPLE_CHOICE, AnswerType.RANKING):
-        if len(items) < 2:
-            raise ValidationError({"options": "List at least two options, one per line."})
-        if len({o.casefold() for o in items}) != len(items):
-            raise ValidationError({"options": "Each option must be different."})
-        return items
-    return []
+    try:
+        return get_type(answer_type).clean_check_options([o for o in items if o])
+    except ValueError as exc:
+        raise ValidationError({"options": str(exc)}) from None
 
 
 def attention_check_create(
@@ -44,7 +41,7 @@ def attention_check_create(
         raise ValidationError("Participants have already started; attention checks cannot change.")
     if kind not in AttentionCheck.Kind.values:
         raise ValidationError({"kind": "Choose an instructed-response item or a sanity chart."})
-    if answer_type not in AnswerType.values:
+    if answer_type not in answer_types.KEYS:
         raise ValidationError({"answer_type": "Choose an answer type."})
     prompt = (prompt or "").strip()
     if not prompt:
@@ -58,13 +55,12 @@ def attention_check_create(
     items = _clean_options(answer_type, options)
     key = (answer_key or "").strip()
     try:
-        answers.normalize_key(answer_type, key, options=items)
+        key_value = answers.normalize_key(answer_type, key, options=items)
     except answers.KeyFormatError as exc:
         raise ValidationError({"answer_key": exc.message}) from None
-    if answer_type == AnswerType.RANKING and sorted(
-        i.casefold() for i in answers.parse_ranking(key)
-    ) != sorted(o.casefold() for o in items):
-        raise ValidationError({"answer_key": "The key must list every option exactly once."})
+    mismatch = get_type(answer_type).check_key_matches_options(key_value, items)
+    if mismatch:
+        raise ValidationError({"answer_key": mismatch})
 
     check = AttentionCheck(
         study=study,
