@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "core",
     "studies",
     "annotation",
+    "demo",
 ]
 
 MIDDLEWARE = [

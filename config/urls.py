@@ -7,6 +7,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
+from config.views import researcher_home
 from core.views import media
 
 api_v1 = [
@@ -17,6 +18,7 @@ api_v1 = [
 
 urlpatterns = [
     path("", include("core.urls")),
+    path("researcher/", researcher_home, name="researcher-home"),
     path("studies/", include("studies.urls")),
     path("s/", include("studies.participant_urls")),
     path("annotation/", include("annotation.urls")),

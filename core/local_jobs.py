@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
 from django.db import connections
-from django.utils.module_loading import autodiscover_modules
 
 from core.services.jobs import job_fail_unfinished, job_run, jobs_sweep_stale
 
@@ -39,7 +38,6 @@ def local_job_submit(*, job_id: int) -> None:
         if job_id in _pending:
             return
         if _executor is None:
-            _register_job_kinds()
             _executor = ThreadPoolExecutor(
                 max_workers=max(1, settings.CHARTROOM_LOCAL_JOB_THREADS),
                 thread_name_prefix="chartroom-job",
@@ -69,20 +67,9 @@ def _run(job_id: int) -> None:
         connections.close_all()  # this thread's connections, not the request threads'
 
 
-def _register_job_kinds() -> None:
-    """Import every app's tasks module, which registers its job kinds.
-
-    A job re-sent by the sweep of a process that never created one needs its handler, and
-    the sweep needs to know which kinds are safe to repeat (a Celery worker imports the
-    same modules when it starts).
-    """
-    autodiscover_modules("tasks")
-
-
 def local_jobs_start() -> None:
     """Start this process's sweep thread (once): the web process calls it at start-up."""
     global _sweeper
-    _register_job_kinds()
     with _lock:
         if _sweeper is not None and _sweeper.is_alive():
             return

@@ -73,7 +73,7 @@ def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> 
 
 def demo_accounts_with_demo_password() -> list[str]:
     """Usernames of demo accounts that still sign in with the published demo password."""
-    from core.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERNAMES
+    from core.demo_accounts import DEMO_PASSWORD, DEMO_USERNAMES
     from core.models import User
 
     users = User.objects.filter(username__in=DEMO_USERNAMES, is_active=True)

@@ -5,7 +5,6 @@ from core import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("researcher/", views.researcher_home, name="researcher-home"),
     path("researcher/tokens/", views.tokens, name="tokens"),
     path("researcher/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),

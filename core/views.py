@@ -9,29 +9,21 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.static import serve
 
-from annotation.models import Project
 from core.api.errors import json_error
 from core.decorators import researcher_required
 from core.health import broker_status, database_status
 from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
-from studies.models import Study
 
 
 def home(request):
+    # The researcher's home (config.views) lists work from both apps, so core only redirects to it.
     if not request.user.is_authenticated:
         return render(request, "core/landing.html")
     if request.user.is_researcher:
         return redirect("researcher-home")
     return redirect("annotation:home")
-
-
-@researcher_required
-def researcher_home(request):
-    studies = Study.objects.visible_to(request.user).select_related("owner")
-    projects = Project.objects.visible_to(request.user).select_related("owner")
-    return render(request, "researcher/home.html", {"studies": studies, "projects": projects})
 
 
 @researcher_required

@@ -6,9 +6,7 @@ import pandas as pd
 import pytest
 
 from analysis.justifications import justification_report, mentions_manipulation
-from studies.manipulations import BUILTIN, BY_SLUG
-
-VOCABULARIES = {m.slug: m.vocabulary for m in BUILTIN}
+from analysis.tests.manipulation_data import VOCABULARIES
 
 
 @pytest.mark.parametrize(
@@ -31,7 +29,7 @@ VOCABULARIES = {m.slug: m.vocabulary for m in BUILTIN}
     ],
 )
 def test_it_finds_the_manipulation_named_in_many_spellings(slug, text, phrase):
-    match = mentions_manipulation(text, BY_SLUG[slug].vocabulary)
+    match = mentions_manipulation(text, VOCABULARIES[slug])
     assert match.matched
     assert phrase in match.phrases
 
@@ -53,7 +51,7 @@ def test_it_finds_the_manipulation_named_in_many_spellings(slug, text, phrase):
     ],
 )
 def test_it_does_not_count_negated_or_absent_mentions(slug, text):
-    assert not mentions_manipulation(text, BY_SLUG[slug].vocabulary).matched
+    assert not mentions_manipulation(text, VOCABULARIES[slug]).matched
 
 
 def test_negated_phrases_are_reported_apart():

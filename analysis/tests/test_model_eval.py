@@ -456,10 +456,10 @@ def test_every_figure_is_an_svg_document_including_the_empty_ones():
 def test_the_two_simulated_models_behave_differently_end_to_end():
     from analysis.justifications import justification_report
     from analysis.simulate import chartom_groups, make_charts
-    from studies.manipulations import BUILTIN, slugify_manipulation
+    from analysis.tests.manipulation_data import SIMULATED_SLUGS, VOCABULARIES
 
     charts = make_charts(questions_per_group=2)
-    charts["manipulation"] = [slugify_manipulation(m) for m in charts["manipulation"]]
+    charts["manipulation"] = [SIMULATED_SLUGS[m] for m in charts["manipulation"]]
     table = chartom_groups().set_index("group")
     hmi = pd.DataFrame(
         {
@@ -470,7 +470,7 @@ def test_the_two_simulated_models_behave_differently_end_to_end():
             ],
         }
     )
-    vocabularies = {m.slug: m.vocabulary for m in BUILTIN}
+    vocabularies = dict(VOCABULARIES)
     answers = simulate_model_answers(charts, hmi, vocabularies=vocabularies, seed=4)
     again = simulate_model_answers(charts, hmi, vocabularies=vocabularies, seed=4)
     pd.testing.assert_frame_equal(answers, again)

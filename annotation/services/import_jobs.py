@@ -61,8 +61,6 @@ def captions_import_enqueue(
     Raises :class:`ImportRejected` at once for an upload over the overall size limit,
     so such a file is never stored.
     """
-    import annotation.jobs_imports  # noqa: F401  registers the handler in this process
-
     too_large = upload_limit_problem(upload.size + (images.size if images else 0))
     if too_large:
         raise ImportRejected([too_large])

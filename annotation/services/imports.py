@@ -32,8 +32,8 @@ from annotation.caption_formats import CaptionReader, Problem, Record
 from annotation.defaults import split_for
 from annotation.models import ImportBatch, Item, Project, ReferenceLabels
 from annotation.sentences import split_sentences
+from core.images import ImageRejected, generated_name, validate_image
 from core.models import User
-from studies.images import ImageRejected, generated_name, validate_image
 
 CHART_DIR = "annotation/charts"
 # Items are written this many at a time, with a progress report after each batch.

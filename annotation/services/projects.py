@@ -12,7 +12,7 @@ from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_fo
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
 from core.models import User
 from core.services.audit import audit_record
-from studies.services import unique_slug
+from core.slugs import unique_slug
 
 
 class InviteError(ValidationError):

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.demo import load_annotation_demo
 from annotation.models import Assignment, LabelSet
+from demo.annotation import load_annotation_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

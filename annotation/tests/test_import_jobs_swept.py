@@ -24,8 +24,6 @@ def stale_import(project, researcher, attempts):
 def test_an_import_whose_worker_stopped_is_queued_again_and_the_page_says_why(
     client, researcher, project, django_capture_on_commit_callbacks
 ):
-    import annotation.jobs_imports  # noqa: F401  the import kind is registered
-
     job = stale_import(project, researcher, attempts=1)
     with django_capture_on_commit_callbacks(execute=False):
         assert jobs_sweep_stale().requeued == [job.pk]
@@ -38,8 +36,6 @@ def test_an_import_whose_worker_stopped_is_queued_again_and_the_page_says_why(
 def test_an_import_that_lost_its_worker_every_time_fails_and_the_page_and_api_say_so(
     client, researcher, researcher_api, project
 ):
-    import annotation.jobs_imports  # noqa: F401
-
     job = stale_import(project, researcher, attempts=MAX_ATTEMPTS)
     assert jobs_sweep_stale().failed == [job.pk]
     client.force_login(researcher)

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.demo import NEW_ANNOTATOR, load_annotation_demo
 from annotation.models import Category, Qualification, RoundAttempt
 from annotation.selectors.attempts import attempt_gold
 from annotation.services import project_join
 from annotation.services.quality import policy_for
 from annotation.tests.quality_setup import wait_out_cooldown
+from demo.annotation import NEW_ANNOTATOR, load_annotation_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

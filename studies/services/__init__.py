@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from django.utils.text import slugify
-
 from core.models import User
+from core.slugs import unique_slug
 from studies.models import Study
 
-
-def unique_slug(model, text: str, *, max_length: int = 80) -> str:
-    base = slugify(text)[: max_length - 8] or "item"
-    slug, n = base, 1
-    while model.objects.filter(slug=slug).exists():
-        n += 1
-        slug = f"{base}-{n}"
-    return slug
+__all__ = ["study_create", "unique_slug"]  # unique_slug re-exported for older imports
 
 
 def study_create(*, owner: User, title: str, description: str = "") -> Study:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from studies.demo_library import load_library_demo
+from demo.library import load_library_demo
 from studies.models import Question
 from studies.tests.test_library_helpers import chartom_files, small_files, zip_bytes
 

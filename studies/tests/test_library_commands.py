@@ -8,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from studies.demo_library import DEMO_SET_SLUG, load_library_demo
+from demo.library import DEMO_SET_SLUG, load_library_demo
 from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question
 from studies.tests.test_library_helpers import chartom_files, small_files, write_folder, zip_bytes
 

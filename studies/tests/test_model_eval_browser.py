@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from studies.demo_model_eval import load_model_eval_demo
+from demo.model_eval import load_model_eval_demo
 from studies.tests.results_helpers import simulated_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from studies.demo_model_eval import load_model_eval_demo
+from demo.model_eval import load_model_eval_demo
 from studies.services.model_eval import model_answers_import
 from studies.services.model_eval_export import (
     CSV_FILES,

@@ -5,7 +5,7 @@ from django.core.cache import cache
 from django.db.models import Q
 from django.urls import reverse
 
-from studies.demo_model_eval import load_model_eval_demo
+from demo.model_eval import load_model_eval_demo
 from studies.models import StudyResults, Trial
 from studies.selectors.model_eval import model_eval_report
 from studies.services.model_eval import model_answers_import

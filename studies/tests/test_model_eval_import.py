@@ -2,7 +2,7 @@
 
 import pytest
 
-from studies.demo_model_eval import load_model_eval_demo
+from demo.model_eval import load_model_eval_demo
 from studies.models import ModelAnswer, ModelRun
 from studies.services.model_eval import model_answers_import
 from studies.tests.model_eval_helpers import CHART_IDS, HEADER, as_file, full_rows, row

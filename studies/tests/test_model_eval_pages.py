@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from studies.demo_model_eval import load_model_eval_demo
+from demo.model_eval import load_model_eval_demo
 from studies.models import ModelAnswer
 from studies.tests.model_eval_helpers import full_rows, row, upload
 from studies.tests.results_helpers import simulated_study

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from studies.demo_library import load_library_demo
-from studies.demo_study import load_study_demo
+from demo.library import load_library_demo
+from demo.study import load_study_demo
 from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.study import trial_current
 from studies.services import sessions as svc

@@ -71,7 +71,7 @@ def test_the_command_explains_a_closed_study(researcher):
 
 
 def test_the_demo_helper_fills_the_study_and_stores_results(researcher):
-    from studies.demo_results import simulate_demo_results
+    from demo.results import simulate_demo_results
     from studies.models import StudyResults
 
     study = make_study(researcher, pairs=3)

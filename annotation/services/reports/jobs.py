@@ -83,8 +83,6 @@ def report_request(
     """A job that (re)computes the report; a still-queued one for the same report is reused."""
     if labels not in LABEL_SOURCES:
         raise ValueError(f"unknown label source {labels!r}")
-    import annotation.jobs_reports  # noqa: F401  registers the handler in this process
-
     queued = (
         _jobs(project, labels, include_excluded)
         .filter(state=Job.State.QUEUED, created_at__gte=timezone.now() - STUCK_AFTER)

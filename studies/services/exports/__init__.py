@@ -114,8 +114,6 @@ def export_log_platform_ids(*, study: Study, user, slug: str) -> None:
 
 def export_request(*, study: Study, slug: str, user, include_platform_ids: bool = False) -> Job:
     """Build an export in the background; the job's file is the download."""
-    import studies.jobs_results  # noqa: F401  registers the job handler in this process
-
     export_format(slug)
     if include_platform_ids:
         export_log_platform_ids(study=study, user=user, slug=slug)

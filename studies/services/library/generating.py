@@ -247,8 +247,6 @@ def chartset_generate_new_or_update(
 def chartset_generate_enqueue(
     *, chart_set: ChartSet, specs: Sequence[ChartSpec], user: User
 ) -> Job:
-    import studies.jobs_library  # noqa: F401  registers the job handler in this process
-
     return job_create(
         kind=GENERATE_JOB,
         params={"chart_set": chart_set.pk, "specs": [s.to_dict() for s in specs]},

@@ -428,8 +428,6 @@ def chartset_import_enqueue(
     prune: bool,
 ) -> Job:
     """Save the upload privately and import it in a background job (result: see the job)."""
-    import studies.jobs_library  # noqa: F401  registers the job handler in this process
-
     existing, slug, title = target_set_resolve(
         owner=owner, slug=slug, title=title, source_name=source_name
     )

@@ -33,8 +33,6 @@ def auto_recompute_enabled() -> bool:
 
 def results_request_compute(*, study: Study, user=None) -> Job:
     """Queue a recompute now (the researcher pressed the button, or the API asked)."""
-    import studies.jobs_results  # noqa: F401  registers the job handler in this process
-
     return job_create(
         kind=COMPUTE_JOB, params={"study": study.pk}, subject=study.subject, user=user
     )
@@ -47,7 +45,6 @@ def results_schedule_recompute(*, study: Study | int) -> Job | None:
     responses are covered by it and nothing new is queued. Called where a session
     completes, so a burst of finishing participants costs one analysis run.
     """
-    import studies.jobs_results  # noqa: F401  registers the job handler in this process
     from core.tasks import run_job  # the task module imports the job services
 
     study_id = study.pk if isinstance(study, Study) else study

@@ -28,6 +28,7 @@ from annotation.services import (
     project_create,
     project_join,
 )
+from core.demo_accounts import NEW_ANNOTATOR
 from core.models import User
 
 DEMO_SLUG = "demo-captions"
@@ -163,7 +164,6 @@ EXPLANATIONS = {
     "bard-caption-02": "The second sentence gets the direction of the trend wrong.",
     "deplot-caption-02": "The chart says nothing about oil companies' profits.",
 }
-NEW_ANNOTATOR = "annotator-new"
 DEMO_ATTEMPTS = 2
 DEMO_RETRY_MINUTES = 2
 
@@ -177,7 +177,7 @@ def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None
         policy_for,
         round_create,
     )
-    from core.management.commands.load_demo import DEMO_PASSWORD
+    from demo.management.commands.load_demo import DEMO_PASSWORD
 
     items = dict(project.items.values_list("external_id", "pk"))
     gold_from_reference(

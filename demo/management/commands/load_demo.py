@@ -4,20 +4,16 @@ import secrets
 
 from django.core.management.base import BaseCommand
 
-from annotation.demo import NEW_ANNOTATOR, load_annotation_demo
+from core.demo_accounts import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 from core.models import User
-from studies.demo_library import load_library_demo
-from studies.demo_model_eval import load_model_eval_demo
-from studies.demo_results import simulate_demo_results
-from studies.demo_study import load_study_demo
+from demo.annotation import load_annotation_demo
+from demo.library import load_library_demo
+from demo.model_eval import load_model_eval_demo
+from demo.results import simulate_demo_results
+from demo.study import load_study_demo
 
-DEMO_PASSWORD = "chartroom-demo"
-RESEARCHER = "researcher"
-ANNOTATORS = ["annotator1", "annotator2", "annotator3"]
-ADMIN = "admin"
-# Every account the demo creates with the published password: production refuses to
-# start while one of them still has it (core.security).
-DEMO_USERNAMES = [RESEARCHER, *ANNOTATORS, NEW_ANNOTATOR, ADMIN]
+# Production refuses to start while a demo account still has the published password
+# (core.security), so the names and the password are kept in core.demo_accounts.
 
 
 def demo_account(username: str, role: str) -> User:

@@ -3,9 +3,10 @@
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from core.management.commands.load_demo import DEMO_PASSWORD, demo_account
+from core.demo_accounts import DEMO_PASSWORD
 from core.models import User
 from core.security import refuse_demo_passwords_in_production
+from demo.management.commands.load_demo import demo_account
 
 pytestmark = pytest.mark.django_db
 

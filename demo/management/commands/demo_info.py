@@ -3,7 +3,7 @@ import secrets
 from django.core.management.base import BaseCommand
 
 from annotation.models import Project
-from core.management.commands.load_demo import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+from core.demo_accounts import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 
 
 def participant_link(base: str, study) -> str:
@@ -42,7 +42,7 @@ class Command(BaseCommand):
             f"  API docs          {base}/api/docs/",
             f"  Health            {base}/healthz",
         ]
-        from studies.demo_study import DEMO_SLUG as STUDY_SLUG
+        from demo.study import DEMO_SLUG as STUDY_SLUG
         from studies.models import Study
 
         study = Study.objects.filter(slug=STUDY_SLUG).first()

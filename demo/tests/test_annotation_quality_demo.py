@@ -2,11 +2,11 @@
 
 import pytest
 
-from annotation.demo import NEW_ANNOTATOR, load_annotation_demo
 from annotation.models import GoldItem, Qualification
 from annotation.selectors.quality import control_items, counted_label_sets
 from annotation.services import QueueError, assignment_next
 from core.models import User
+from demo.annotation import NEW_ANNOTATOR, load_annotation_demo
 
 pytestmark = pytest.mark.django_db
 

@@ -4,9 +4,9 @@ from collections import Counter
 
 import pytest
 
-from annotation.demo import load_annotation_demo
 from annotation.models import Item, LabelSet, ReferenceLabels
 from annotation.services import assignment_next
+from demo.annotation import load_annotation_demo
 
 pytestmark = pytest.mark.django_db
 

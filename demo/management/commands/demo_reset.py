@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotation.demo import NEW_ANNOTATOR, annotation_demo_reset
-from core.management.commands.load_demo import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
+from core.demo_accounts import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 from core.models import User
+from demo.annotation import NEW_ANNOTATOR, annotation_demo_reset
 
 
 class Command(BaseCommand):
@@ -36,7 +36,7 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS("Demo reset to its first state."))
 
     def _participant_link(self) -> int:
-        from studies.demo_study import DEMO_SLUG
+        from demo.study import DEMO_SLUG
         from studies.models import ParticipantSession
 
         with transaction.atomic():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from studies.demo_study import DEMO_SLUG, load_study_demo
+from demo.study import DEMO_SLUG, load_study_demo
 from studies.models import AttentionCheck, Study
 from studies.selectors.study import study_readiness
 from studies.services.sessions import Identity, session_start

@@ -3,11 +3,11 @@
 import pytest
 from django.core.management import call_command
 
-from annotation.demo import DEMO_SLUG, NEW_ANNOTATOR
 from annotation.models import LabelSet, Project, Qualification, RoundAttempt
 from annotation.services.quality import attempt_answer, attempt_start
 from core.models import User
-from studies.demo_study import DEMO_SLUG as STUDY_SLUG
+from demo.annotation import DEMO_SLUG, NEW_ANNOTATOR
+from demo.study import DEMO_SLUG as STUDY_SLUG
 from studies.models import ParticipantSession, Study
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import zlib
 import pytest
 from PIL import Image
 
-from studies.images import ImageRejected, ValidatedImage, generated_name, validate_image
+from core.images import ImageRejected, ValidatedImage, generated_name, validate_image
 
 
 def encoded(fmt, size=(1, 1), mode="RGB"):

@@ -1,1 +1,0 @@
-from annotation import jobs_imports, jobs_reports  # noqa: F401
