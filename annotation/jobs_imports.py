@@ -1,6 +1,7 @@
 """Background jobs of caption imports: a thin handler around the import services."""
 
-from annotation.services.import_jobs import CAPTIONS_IMPORT_JOB, captions_import_job_run
+from annotation.selectors.imports import CAPTIONS_IMPORT_JOB
+from annotation.services.import_jobs import captions_import_job_run
 from core.services.jobs import job_handler
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from annotation.caption_formats import Problem
 from annotation.models import Project
-from annotation.services.import_jobs import CAPTIONS_IMPORT_JOB
 from core.models import Job, User
+
+# The kind of the background job that imports captions, under which it is registered and listed.
+CAPTIONS_IMPORT_JOB = "annotation.captions_import"
 
 
 def caption_import_jobs(*, project: Project, user: User):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotation.models import Project, QualificationRound
-from annotation.services.quality.round_edits import (
+from annotation.selectors.round_rules import (
     attempted_by_round,
     delete_refusal,
     move_refusal,

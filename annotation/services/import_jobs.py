@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from annotation.caption_formats import Problem
 from annotation.models import Project
+from annotation.selectors.imports import CAPTIONS_IMPORT_JOB
 from annotation.services.imports import (
     ImportRejected,
     captions_import,
@@ -35,7 +36,6 @@ from core.storage import private_storage
 
 logger = logging.getLogger(__name__)
 
-CAPTIONS_IMPORT_JOB = "annotation.captions_import"
 UPLOAD_DIR = "imports/captions"
 # A job result is read by every poll of the page and the API; the rejected ImportBatch
 # keeps every problem, the result the first ones.

@@ -1,7 +1,7 @@
 """Researchers' pages for changing qualification rounds: edit, delete, move up or down.
 
 The rules (what may change once annotators have attempted a round) live in
-annotation.services.quality.round_edits; these views show its refusals as messages.
+annotation.selectors.round_rules; these views show their refusals as messages.
 """
 
 from django.contrib import messages
@@ -10,14 +10,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualificationRound
+from annotation.selectors.round_rules import attempted_by_round, settings_refusal
 from annotation.services.quality import QualityError
-from annotation.services.quality.round_edits import (
-    attempted_by_round,
-    round_delete,
-    round_move,
-    round_update,
-    settings_refusal,
-)
+from annotation.services.quality.round_edits import round_delete, round_move, round_update
 from annotation.views.quality_researcher import RoundForm
 from core.decorators import researcher_required
 

@@ -15,7 +15,7 @@ from analysis.justifications import justification_report
 from analysis.log_odds import MIXED_ESTIMATOR
 from analysis.model_eval.frames import prediction_frame
 from analysis.tables import natural_key
-from studies.model_answers_format import ModelAnswerRow, coverage
+from studies.model_answers_format import ModelAnswerRow, ModelCoverage, coverage
 from studies.models import ManipulationType, ModelAnswer, ModelRun, Study, StudyResults
 from studies.selectors.results import chart_catalogue
 
@@ -188,9 +188,20 @@ def _coverage(study_answers: pd.DataFrame, chart_ids: list[str]) -> list[dict]:
         )
         for r in study_answers.itertuples(index=False)
     ]
-    from studies.services.model_eval import coverage_dict
-
     return [coverage_dict(c) for c in coverage(rows, chart_ids)]
+
+
+def coverage_dict(c: ModelCoverage) -> dict:
+    """One model's coverage as the import report and the evaluation page show it."""
+    return {
+        "model": c.model,
+        "total": c.total,
+        "answered": c.answered,
+        "fact_answered": c.fact_answered,
+        "mind_answered": c.mind_answered,
+        "coverage": c.coverage,
+        "missing": c.missing,
+    }
 
 
 # ------------------------------------------------------------------ the report

@@ -19,6 +19,7 @@ from studies.model_answers_format import (
     read_model_answers,
 )
 from studies.models import Chart, ModelAnswer, ModelRun, Study
+from studies.selectors.model_eval import coverage_dict
 
 # A MIND answer without a readable number is kept (prediction left empty) and
 # reported; every other problem means the file is not what the researcher meant.
@@ -44,18 +45,6 @@ class ImportReport:
             ],
             "coverage": [coverage_dict(c) for c in self.coverage],
         }
-
-
-def coverage_dict(c: ModelCoverage) -> dict:
-    return {
-        "model": c.model,
-        "total": c.total,
-        "answered": c.answered,
-        "fact_answered": c.fact_answered,
-        "mind_answered": c.mind_answered,
-        "coverage": c.coverage,
-        "missing": c.missing,
-    }
 
 
 def study_charts(study: Study) -> dict[str, Chart]:

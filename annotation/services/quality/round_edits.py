@@ -16,87 +16,23 @@ attempt_start uses), because it may qualify those waiting for that round.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from django.db import transaction
-from django.db.models import Count, F
+from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Project, Qualification, QualificationRound, RoundAttempt
+from annotation.models import Project, Qualification, QualificationRound
+from annotation.selectors.round_rules import (
+    Refusal,
+    attempted_by_round,
+    delete_refusal,
+    move_refusal,
+    settings_refusal,
+)
 from annotation.services.quality.common import QualityError
 from core.services.audit import audit_record
 
 DIRECTIONS = ("up", "down")
 TITLE_MAX = QualificationRound._meta.get_field("title").max_length
-
-
-class Refusal(NamedTuple):
-    code: str
-    message: str
-
-
-def _people(n: int) -> str:
-    return f"{n} annotator{'s' if n != 1 else ''}"
-
-
-def settings_refusal(round_: QualificationRound, attempted: int) -> Refusal | None:
-    """Why the rule, pass mark and gold items of ``round_`` cannot change, or None."""
-    if not attempted:
-        return None
-    return Refusal(
-        "round_started",
-        f"Round {round_.position} has been attempted by {_people(attempted)}, so its rule, pass "
-        "mark and gold items are fixed: changing them would judge later annotators by another "
-        "standard than earlier ones. You can still rename it, or add a new round with the new "
-        "settings.",
-    )
-
-
-def delete_refusal(rounds: list, index: int, attempted: dict) -> Refusal | None:
-    """Why ``rounds[index]`` cannot be deleted, or None; ``attempted`` maps round id -> annotators.
-
-    Deleting moves every later round up one place, so a later round someone has
-    attempted (possible only after a manual qualification) blocks it as well.
-    """
-    round_ = rounds[index]
-    if attempted.get(round_.pk):
-        return Refusal(
-            "round_started",
-            f"Round {round_.position} cannot be deleted: {_people(attempted[round_.pk])} "
-            "attempted it, and their results and progress count it. You can rename it, or add "
-            "a new round after it.",
-        )
-    later = [r for r in rounds[index + 1 :] if attempted.get(r.pk)]
-    if later:
-        return Refusal(
-            "round_started",
-            f"Round {round_.position} cannot be deleted: annotators have attempted round "
-            f"{later[0].position} after it, and progress counts the rounds passed in order.",
-        )
-    return None
-
-
-def move_refusal(rounds: list, index: int, direction: str, attempted: dict) -> Refusal | None:
-    """Why ``rounds[index]`` cannot swap with its neighbour in ``direction``, or None.
-
-    ``rounds`` is the project's list in order; ``attempted`` maps round id -> annotators.
-    """
-    round_ = rounds[index]
-    target = index - 1 if direction == "up" else index + 1
-    if not 0 <= target < len(rounds):
-        edge = "first" if direction == "up" else "last"
-        return Refusal("at_edge", f"Round {round_.position} is already the {edge} round.")
-    started = [r for r in sorted((round_, rounds[target]), key=lambda r: r.position)
-               if attempted.get(r.pk)]  # fmt: skip
-    if not started:
-        return None
-    return Refusal(
-        "round_started",
-        f"Round {round_.position} cannot move {direction}: annotators have attempted round "
-        f"{started[0].position}. Progress counts the rounds passed in order, so swapping a round "
-        "someone has taken would credit them with a round they never took. Rounds nobody has "
-        "attempted yet can still be moved.",
-    )
 
 
 def check_round_settings(*, project: Project, gold_items, rule: str, pass_mark: float) -> None:
@@ -131,16 +67,6 @@ def rounds_locked(project: Project) -> list[QualificationRound]:
         .filter(project=project)
         .order_by("position")
     )
-
-
-def attempted_by_round(rounds) -> dict[int, int]:
-    """{round id: how many annotators have attempted it (finished or not)}."""
-    rows = (
-        RoundAttempt.objects.filter(round__in=[r.pk for r in rounds])
-        .values("round")
-        .annotate(n=Count("qualification", distinct=True))
-    )
-    return {row["round"]: row["n"] for row in rows}
 
 
 def _find(rounds, round_id: int) -> QualificationRound:
