@@ -16,6 +16,7 @@ from analysis.captions import (
     factuality_table,
     sentence_frame,
 )
+from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo
 
 
@@ -23,8 +24,7 @@ def _number(value):
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating | float) and not isinstance(value, bool):
-        value = float(value)
-        return None if np.isnan(value) else value
+        return finite_or_none(value)
     return value
 
 

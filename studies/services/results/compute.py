@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 from django.utils import timezone
 
+from analysis.against_paper import kendall_vs_paper
 from analysis.hmi import attach_chart_meta, chart_hmi, chi_square_manipulation, group_table
 from analysis.hmi_plots import paired_group_svg, sorted_hmi_svg
-from analysis.log_odds import MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
-from analysis.simulate import chartom_groups
+from analysis.json_safe import json_safe
+from analysis.log_odds import log_odds_by_group
 from studies.models import Study, StudyResults
 from studies.selectors import results as sel
 from studies.services.results.exclusion import study_exclusion
@@ -22,23 +20,8 @@ NO_PARTICIPANTS = (
 )
 
 
-def clean(value):
-    """JSON-safe: NaN and infinities become None, numpy scalars plain numbers."""
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
 def _records(frame: pd.DataFrame) -> list[dict]:
-    return clean(frame.astype(object).where(frame.notna(), None).to_dict("records"))
+    return json_safe(frame.astype(object).where(frame.notna(), None).to_dict("records"))
 
 
 def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
@@ -53,46 +36,6 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     )
     hmi = chart_hmi(frame, chart_ids=list(catalogue["chart_id"]))
     return catalogue.merge(hmi, on="chart_id", how="left")
-
-
-def kendall_vs_paper(log_odds: pd.DataFrame) -> dict:
-    """The study's ranking of groups by mixed-model log OR against the paper's Table 1.
-
-    The paper's ranking is by the log odds ratio of its mean HMIs per group; only
-    groups present in both (by code, G1..G15) are compared.
-    """
-    mixed = log_odds[
-        (log_odds["estimator"] == MIXED_ESTIMATOR) & log_odds["log_odds_ratio"].notna()
-    ]
-    ours = dict(zip(mixed["group"], mixed["log_odds_ratio"], strict=True))
-    paper = chartom_groups()
-    p_n, p_m = paper["hmi_non_manipulated"], paper["hmi_manipulated"]
-    paper_lor = np.log(p_m / (1 - p_m)) - np.log(p_n / (1 - p_n))
-    theirs = dict(zip(paper["group"], paper_lor, strict=True))
-    common = [g for g in ours if g in theirs]
-    base = {
-        "against": "CHARTOM paper, Table 1 (log odds ratio of its mean HMIs per group)",
-        "estimator": MIXED_ESTIMATOR,
-        "groups": common,
-    }
-    if len(common) < 2:
-        return base | {
-            "tau": None,
-            "p_value": None,
-            "message": "Kendall's tau needs at least 2 groups with a fitted log odds ratio "
-            "that also appear (by code, G1..G15) in the paper's Table 1.",
-        }
-    result = kendall_tau({g: ours[g] for g in common}, {g: theirs[g] for g in common})
-    message = None
-    if math.isnan(result.tau):
-        message = "Kendall's tau is undefined: one of the rankings is constant."
-    return base | {
-        "tau": clean(result.tau),
-        "p_value": clean(result.p_value),
-        "message": message,
-        "ours": {g: ours[g] for g in common},
-        "theirs": {g: float(theirs[g]) for g in common},
-    }
 
 
 def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
