@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from statsmodels.stats import inter_rater
 
+from analysis.decisions import slot_matrix
 from annotation.services.reports import report_compute
-from annotation.services.reports.agreement import slot_matrix
 from annotation.tests.reports_factories import submit
 
 pytestmark = pytest.mark.django_db

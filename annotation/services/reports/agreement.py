@@ -1,20 +1,10 @@
-"""The agreement part of a project report, computed with the statistics in ``analysis.agreement``.
+"""The agreement part of a project report; the statistics are in ``analysis``.
 
 Decisions measured: the binary factual / not-factual judgement of each sentence
 (seed 001, section 2.3) and each error category on its own (marked or not).
-For every decision:
-
-* Fleiss' kappa and majority agreement p need the same number of raters on
-  every sentence, so they use the sentences of items labelled by exactly k
-  annotators; the others are listed under ``left_out`` with the reason.
-* Krippendorff's alpha takes every sentence with at least two raters, the
-  missing ratings as missing data; Gwet's AC1 takes every rated sentence
-  (a single rating shapes the category shares only), as in Gwet (2008).
-
-For nominal alpha only the values of a unit matter, not who gave them, so the
-coders x units table is built with one row per rating slot (at most the
-largest number of raters of a sentence) instead of one row per annotator: the
-same alpha from a table of 3 rows where a pool of 50 annotators would need 50.
+Each decision's coefficients (which sentences each one counts, and why) are
+:func:`analysis.decisions.decision_statistics`; here the per-sentence counts are
+built, and the sentences that kappa and p leave out are listed with the reason.
 """
 
 from __future__ import annotations
@@ -22,68 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.agreement import (
-    agreement_with_majority,
-    fleiss_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    majority_agreement,
-    pairwise_cohen_kappa,
-)
+from analysis.agreement import agreement_with_majority, pairwise_cohen_kappa
+from analysis.decisions import decision_statistics
+from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
 
 LEFT_OUT_IDS = 200
 FACTUAL = "factual"
-
-
-def _value(x) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if np.isnan(x) else x
-
-
-def slot_matrix(n_raters: np.ndarray, n_positive: np.ndarray) -> np.ndarray:
-    """A rating-slots x units table (1 = positive, 0 = negative, NaN = no rating) for nominal alpha."""
-    slots = int(n_raters.max()) if len(n_raters) else 0
-    index = np.arange(slots)[:, None]
-    table = np.where(index < n_positive[None, :], 1.0, 0.0)
-    table[index >= n_raters[None, :]] = np.nan
-    return table
-
-
-def decision_statistics(n_raters: np.ndarray, n_positive: np.ndarray, *, k: int) -> dict:
-    """The four coefficients of one binary decision, from per-sentence rater and positive counts."""
-    n_raters = np.asarray(n_raters, dtype=np.int64)
-    n_positive = np.asarray(n_positive, dtype=np.int64)
-    table = np.column_stack([n_raters - n_positive, n_positive])
-    full = n_raters == k
-    paired = n_raters >= 2
-    result = {
-        "fleiss_kappa": None,
-        "majority_agreement": None,
-        "krippendorff_alpha": None,
-        "gwet_ac1": None,
-        "sentences": int(full.sum()) if k >= 2 else 0,
-        "sentences_all": int(paired.sum()),
-        "raters": k,
-        "positive_share": _value(n_positive.sum() / n_raters.sum()) if n_raters.sum() else None,
-        "notes": [],
-    }
-    if k < 2:
-        result["notes"].append("Kappa and p need at least 2 annotators per item (k).")
-    elif full.any():
-        result["fleiss_kappa"] = _value(fleiss_kappa(table[full]))
-        result["majority_agreement"] = _value(majority_agreement(table[full]))
-        if result["fleiss_kappa"] is None:
-            result["notes"].append(
-                "Kappa is undefined: every rating of the counted sentences is the same."
-            )
-    if paired.any():
-        result["gwet_ac1"] = _value(gwet_ac1(table))
-        alpha = krippendorff_alpha(slot_matrix(n_raters[paired], n_positive[paired]))
-        result["krippendorff_alpha"] = _value(alpha)
-    return result
 
 
 def _left_out(per_item: pd.Series, sentences: pd.Series, k: int, external_ids: dict) -> list:
@@ -167,7 +102,7 @@ def agreement_section(
             "annotator_a": pseudonyms.get(int(r.rater_a), str(r.rater_a)),
             "annotator_b": pseudonyms.get(int(r.rater_b), str(r.rater_b)),
             "sentences": int(r.n),
-            "cohen_kappa": _value(r.kappa),
+            "cohen_kappa": finite_or_none(r.kappa),
         }
         for r in pairwise.itertuples(index=False)
     ]
@@ -214,15 +149,15 @@ def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) 
                 "annotator": pseudonyms.get(int(rater), str(rater)),
                 "items": int(row["items"]),
                 "sentences": int(row["sentences"]),
-                "nonfactual_share": _value(row["nonfactual"]),
-                "marks_per_sentence": _value(row["marks"]),
+                "nonfactual_share": finite_or_none(row["nonfactual"]),
+                "marks_per_sentence": finite_or_none(row["marks"]),
                 "factual_agree": int(f["agree"]) if f is not None else 0,
                 "factual_counted": int(f["n"]) if f is not None else 0,
                 "factual_ties": int(f["tied"]) if f is not None else 0,
-                "factual_share": _value(f["share"]) if f is not None else None,
+                "factual_share": finite_or_none(f["share"]) if f is not None else None,
                 "decisions_agree": int(a["agree"]) if a is not None else 0,
                 "decisions_counted": int(a["n"]) if a is not None else 0,
-                "decisions_share": _value(a["share"]) if a is not None else None,
+                "decisions_share": finite_or_none(a["share"]) if a is not None else None,
             }
         )
     rows.sort(key=lambda r: r["annotator"])

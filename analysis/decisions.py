@@ -1,0 +1,84 @@
+"""The agreement coefficients of one binary decision over a project's sentences.
+
+A decision is a yes/no judgement each annotator makes about each sentence: is it
+not factual (seed 001, section 2.3), or does it have a given error category.
+It is summarised per sentence by two counts, ``n_raters`` (annotators who rated
+it) and ``n_positive`` (of those, how many said yes), from which every
+coefficient here is computed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.agreement import fleiss_kappa, gwet_ac1, krippendorff_alpha, majority_agreement
+from analysis.json_safe import finite_or_none
+
+
+def slot_matrix(n_raters: np.ndarray, n_positive: np.ndarray) -> np.ndarray:
+    """A rating-slots x units table (1 = positive, 0 = negative, NaN = no rating) for nominal alpha.
+
+    Unit j fills slots 0..n_raters[j]-1: the first n_positive[j] with 1, the rest
+    with 0; the slots above are missing. Nominal Krippendorff's alpha depends only
+    on the values within each unit (their coincidence matrix, Krippendorff 2011,
+    "Computing Krippendorff's alpha-reliability"), not on who gave them, so this
+    table of max(n_raters) rows gives the same alpha as one row per annotator.
+    """
+    n_raters = np.asarray(n_raters, dtype=np.int64)
+    n_positive = np.asarray(n_positive, dtype=np.int64)
+    slots = int(n_raters.max()) if len(n_raters) else 0
+    index = np.arange(slots)[:, None]
+    table = np.where(index < n_positive[None, :], 1.0, 0.0)
+    table[index >= n_raters[None, :]] = np.nan
+    return table
+
+
+def decision_statistics(n_raters, n_positive, *, k: int) -> dict:
+    """The four coefficients of one binary decision, from per-sentence rater and positive counts.
+
+    * Fleiss' kappa (Fleiss 1971) and majority agreement p (the mean over
+      sentences of the share of raters in the majority; Pagnoni et al. 2021 and
+      CHOCOLATE, seed 001, section 2.3)
+      need the same number of raters on every sentence, so they use only the
+      sentences rated by exactly ``k`` annotators (``sentences``), and none when
+      k < 2.
+    * Krippendorff's alpha (nominal, over :func:`slot_matrix`) takes every sentence
+      with at least two raters (``sentences_all``), missing ratings as missing data.
+    * Gwet's AC1 (Gwet 2008) takes every rated sentence: a single rating shapes
+      the category shares only.
+
+    ``positive_share`` = sum(n_positive) / sum(n_raters). Undefined coefficients
+    are None, and ``notes`` says why where a researcher would ask.
+    """
+    n_raters = np.asarray(n_raters, dtype=np.int64)
+    n_positive = np.asarray(n_positive, dtype=np.int64)
+    table = np.column_stack([n_raters - n_positive, n_positive])
+    full = n_raters == k
+    paired = n_raters >= 2
+    result = {
+        "fleiss_kappa": None,
+        "majority_agreement": None,
+        "krippendorff_alpha": None,
+        "gwet_ac1": None,
+        "sentences": int(full.sum()) if k >= 2 else 0,
+        "sentences_all": int(paired.sum()),
+        "raters": k,
+        "positive_share": (
+            finite_or_none(n_positive.sum() / n_raters.sum()) if n_raters.sum() else None
+        ),
+        "notes": [],
+    }
+    if k < 2:
+        result["notes"].append("Kappa and p need at least 2 annotators per item (k).")
+    elif full.any():
+        result["fleiss_kappa"] = finite_or_none(fleiss_kappa(table[full]))
+        result["majority_agreement"] = finite_or_none(majority_agreement(table[full]))
+        if result["fleiss_kappa"] is None:
+            result["notes"].append(
+                "Kappa is undefined: every rating of the counted sentences is the same."
+            )
+    if paired.any():
+        result["gwet_ac1"] = finite_or_none(gwet_ac1(table))
+        alpha = krippendorff_alpha(slot_matrix(n_raters[paired], n_positive[paired]))
+        result["krippendorff_alpha"] = finite_or_none(alpha)
+    return result
