@@ -68,10 +68,7 @@ class RoundStartView(APIView):
                    summary="Start (or resume) a qualification round")  # fmt: skip
     def post(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt = attempt_start(project=project, annotator=request.user, position=position)
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_start(project=project, annotator=request.user, position=position)
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
@@ -82,10 +79,7 @@ class RoundItemView(APIView):
                    summary="The next caption of your open round")  # fmt: skip
     def get(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt = open_attempt(project=project, annotator=request.user, position=position)
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = open_attempt(project=project, annotator=request.user, position=position)
         index = next_item_index(attempt)
         if index is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -111,11 +105,8 @@ class RoundDraftView(APIView):
         project = _joined(request, slug)
         form = RoundAnswerSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            attempt = attempt_draft(project=project, annotator=request.user, position=position,
-                                    index=index, labels=form.validated_data["labels"])  # fmt: skip
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_draft(project=project, annotator=request.user, position=position,
+                                index=index, labels=form.validated_data["labels"])  # fmt: skip
         return Response(AttemptSerializer(attempt).data)
 
 
@@ -128,11 +119,8 @@ class RoundAnswerView(APIView):
         project = _joined(request, slug)
         form = RoundAnswerSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            attempt = attempt_answer(project=project, annotator=request.user, position=position,
-                                     index=index, labels=form.validated_data["labels"])  # fmt: skip
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_answer(project=project, annotator=request.user, position=position,
+                                 index=index, labels=form.validated_data["labels"])  # fmt: skip
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
@@ -143,12 +131,7 @@ class RoundReviewView(APIView):
                    summary="The researchers' labels of a finished round, if the project shows them")  # fmt: skip
     def get(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt, golds = attempt_review(
-                project=project, annotator=request.user, position=position
-            )
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt, golds = attempt_review(project=project, annotator=request.user, position=position)
         items = []
         for gold in golds:
             answer = attempt.answers.get(str(gold.pk)) or [[] for _ in gold.item.sentences]
