@@ -24,7 +24,6 @@ from annotation.selectors import work_categories
 from annotation.selectors.attempts import attempt_gold
 from annotation.selectors.standing import annotator_rounds, round_result
 from annotation.services.quality import (
-    QualityError,
     attempt_answer,
     attempt_draft,
     attempt_review,
@@ -42,10 +41,6 @@ REFUSED = OpenApiResponse(
 
 def _joined(request, slug):
     return get_object_or_404(Project.objects.joined_by(request.user), slug=slug)
-
-
-def _refusal(exc: QualityError) -> Response:
-    return Response(error_body(exc.message), status=exc.status)
 
 
 class QualificationView(APIView):
