@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
+from annotation.services import InviteError
 from annotation.services.quality import QualityError
 from annotation.services.queue import QueueError
 from core.decorators import refusal_flashed
@@ -50,7 +51,8 @@ def test_a_service_error_carries_status_code_message_and_errors():
 def test_every_refusal_class_is_a_service_error_and_forms_still_see_validation_errors():
     queue = QueueError("The queue is paused.", status=403, code="paused")
     quality = QualityError("Pass round 1 first.", status=403, code="not_qualified")
-    for exc in (queue, quality):
+    invite = InviteError("This invite link is not valid.")
+    for exc in (queue, quality, invite):
         assert isinstance(exc, ServiceError) and isinstance(exc, ValidationError)
         assert exc.messages == [exc.message]
     assert (queue.status, queue.code) == (403, "paused")
