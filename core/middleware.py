@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
+from django.shortcuts import render
 from django.template.loader import render_to_string
 
 from core.api.errors import error_body
+from core.errors import ServiceError
 
 API_PREFIX = "/api/"
 # How long clients should wait before asking again while the database is away: long
@@ -89,6 +91,31 @@ class ApiErrorMiddleware:
             if header in response:
                 json_response[header] = response[header]
         return json_response
+
+
+class ServiceErrorMiddleware:
+    """The one mapping of refusals for pages: a ServiceError no view answered itself is a
+    page with its message and its status (409, 403 ...), never a 500.
+
+    Views catch one only to do something of their own (re-render a form, flash and go
+    back: see core.decorators.refusal_flashed). Under /api/ DRF's handler answers first;
+    this covers the few API views outside DRF with the same JSON body.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not isinstance(exception, ServiceError):
+            return None
+        if is_api_request(request):
+            return JsonResponse(exception.body(), status=exception.status)
+        return render(
+            request, "refused.html", {"reason": exception.message}, status=exception.status
+        )
 
 
 # Style sources some responses need beyond the site's policy (config/settings.py). Scripts

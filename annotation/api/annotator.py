@@ -10,7 +10,6 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.errors import queue_errors
 from annotation.api.serializers import (
     AnnotatorProgressSerializer,
     AssignmentStateSerializer,
@@ -61,7 +60,6 @@ class NextItemView(APIView):
         },
         summary="Your open item, or lease the next one",
     )
-    @queue_errors
     def post(self, request, slug):
         # The queue itself refuses non-members (404), so no separate membership query here.
         project = get_object_or_404(Project, slug=slug)
@@ -93,7 +91,6 @@ class DraftView(APIView):
         responses={200: DraftSavedSerializer, 404: NOT_YOURS, 409: CONFLICT},
         summary="Save your labels so far (a reload restores them)",
     )
-    @queue_errors
     def put(self, request, pk):
         form = LabelsInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -114,7 +111,6 @@ class SubmitView(APIView):
         responses={201: SubmittedSerializer, 404: NOT_YOURS, 409: CONFLICT},
         summary="Submit your labels for the item",
     )
-    @queue_errors
     def post(self, request, pk):
         form = LabelsInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -135,7 +131,6 @@ class SkipView(APIView):
         responses={200: AssignmentStateSerializer, 404: NOT_YOURS, 409: CONFLICT},
         summary="Skip the item, with a reason",
     )
-    @queue_errors
     def post(self, request, pk):
         form = SkipSerializer(data=request.data)
         form.is_valid(raise_exception=True)

@@ -24,7 +24,6 @@ from annotation.selectors import work_categories
 from annotation.selectors.attempts import attempt_gold
 from annotation.selectors.standing import annotator_rounds, round_result
 from annotation.services.quality import (
-    QualityError,
     attempt_answer,
     attempt_draft,
     attempt_review,
@@ -42,10 +41,6 @@ REFUSED = OpenApiResponse(
 
 def _joined(request, slug):
     return get_object_or_404(Project.objects.joined_by(request.user), slug=slug)
-
-
-def _refusal(exc: QualityError) -> Response:
-    return Response(error_body(exc.message), status=exc.status)
 
 
 class QualificationView(APIView):
@@ -68,10 +63,7 @@ class RoundStartView(APIView):
                    summary="Start (or resume) a qualification round")  # fmt: skip
     def post(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt = attempt_start(project=project, annotator=request.user, position=position)
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_start(project=project, annotator=request.user, position=position)
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
@@ -82,10 +74,7 @@ class RoundItemView(APIView):
                    summary="The next caption of your open round")  # fmt: skip
     def get(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt = open_attempt(project=project, annotator=request.user, position=position)
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = open_attempt(project=project, annotator=request.user, position=position)
         index = next_item_index(attempt)
         if index is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -111,11 +100,8 @@ class RoundDraftView(APIView):
         project = _joined(request, slug)
         form = RoundAnswerSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            attempt = attempt_draft(project=project, annotator=request.user, position=position,
-                                    index=index, labels=form.validated_data["labels"])  # fmt: skip
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_draft(project=project, annotator=request.user, position=position,
+                                index=index, labels=form.validated_data["labels"])  # fmt: skip
         return Response(AttemptSerializer(attempt).data)
 
 
@@ -128,11 +114,8 @@ class RoundAnswerView(APIView):
         project = _joined(request, slug)
         form = RoundAnswerSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            attempt = attempt_answer(project=project, annotator=request.user, position=position,
-                                     index=index, labels=form.validated_data["labels"])  # fmt: skip
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt = attempt_answer(project=project, annotator=request.user, position=position,
+                                 index=index, labels=form.validated_data["labels"])  # fmt: skip
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
@@ -143,12 +126,7 @@ class RoundReviewView(APIView):
                    summary="The researchers' labels of a finished round, if the project shows them")  # fmt: skip
     def get(self, request, slug, position):
         project = _joined(request, slug)
-        try:
-            attempt, golds = attempt_review(
-                project=project, annotator=request.user, position=position
-            )
-        except QualityError as exc:
-            return _refusal(exc)
+        attempt, golds = attempt_review(project=project, annotator=request.user, position=position)
         items = []
         for gold in golds:
             answer = attempt.answers.get(str(gold.pk)) or [[] for _ in gold.item.sentences]

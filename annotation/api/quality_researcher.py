@@ -22,7 +22,6 @@ from annotation.models import GoldItem, Item, Project, ProjectMember
 from annotation.selectors.quality import funnel, quality_rows
 from annotation.services.quality import (
     ACTIONS,
-    QualityError,
     annotator_decide,
     attempt_grant,
     gold_from_reference,
@@ -86,11 +85,8 @@ class GoldItemView(APIView):
         item = get_object_or_404(Item, project=project, pk=pk)
         form = GoldInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            gold = gold_set(project=project, item=item, labels=form.validated_data["labels"],
-                            explanation=form.validated_data.get("explanation"), actor=request.user)  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        gold = gold_set(project=project, item=item, labels=form.validated_data["labels"],
+                        explanation=form.validated_data.get("explanation"), actor=request.user)  # fmt: skip
         return Response(GoldSerializer(gold).data, status=status.HTTP_201_CREATED)
 
 
@@ -145,13 +141,10 @@ class RoundListView(APIView):
         if len(golds) != len(set(data["items"])):
             return Response(error_body("Every item of a round needs gold labels.", {"items": ["Not all have gold."]}),
                             status=400)  # fmt: skip
-        try:
-            created = round_create(project=project, title=data["title"], gold_items=golds, rule=data["rule"],
-                                   pass_mark=data["pass_mark"], actor=request.user,
-                                   items_per_attempt=data.get("items_per_attempt"),
-                                   max_attempts=data.get("max_attempts"))  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        created = round_create(project=project, title=data["title"], gold_items=golds, rule=data["rule"],
+                               pass_mark=data["pass_mark"], actor=request.user,
+                               items_per_attempt=data.get("items_per_attempt"),
+                               max_attempts=data.get("max_attempts"))  # fmt: skip
         return Response(RoundSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
@@ -180,11 +173,8 @@ class DecisionView(APIView):
             return Response(error_body(f"Use one of: {', '.join(ACTIONS)}."), status=404)
         form = DecisionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            annotator_decide(project=project, annotator=member.annotator, action=action,
-                             reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        annotator_decide(project=project, annotator=member.annotator, action=action,
+                         reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
         data = {"funnel": funnel(project), "annotators": quality_rows(project)}
         return Response(QualityOverviewSerializer(data).data)
 
@@ -199,11 +189,8 @@ class GrantView(APIView):
         member = get_object_or_404(ProjectMember, project=project, annotator__username=username)
         form = GrantSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            attempt_grant(project=project, annotator=member.annotator,
-                          position=form.validated_data["round"],
-                          reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        attempt_grant(project=project, annotator=member.annotator,
+                      position=form.validated_data["round"],
+                      reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
         data = {"funnel": funnel(project), "annotators": quality_rows(project)}
         return Response(QualityOverviewSerializer(data).data)

@@ -16,7 +16,6 @@ from annotation.api.quality_serializers import (
     RoundSerializer,
 )
 from annotation.models import GoldItem, Project, QualificationRound
-from annotation.services.quality import QualityError
 from annotation.services.quality.round_edits import round_delete, round_move, round_update
 from core.api.errors import error_body
 from core.permissions import IsResearcher
@@ -62,11 +61,8 @@ class RoundDetailView(APIView):
             if len(golds) != len(items):
                 return Response(error_body("Every item of a round needs gold labels.",
                                            {"items": ["Not all have gold."]}), status=400)  # fmt: skip
-        try:
-            changed = round_update(project=project, round_id=round_.pk, actor=request.user,
-                                   gold_items=golds, **data)  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        changed = round_update(project=project, round_id=round_.pk, actor=request.user,
+                               gold_items=golds, **data)  # fmt: skip
         return Response(RoundSerializer(changed).data)
 
     @extend_schema(
@@ -75,10 +71,7 @@ class RoundDetailView(APIView):
     )
     def delete(self, request, slug, position):
         project, round_ = _round(request, slug, position)
-        try:
-            done = round_delete(project=project, round_id=round_.pk, actor=request.user)
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        done = round_delete(project=project, round_id=round_.pk, actor=request.user)
         return Response(RoundDeletedSerializer({**done, "rounds": _rounds(project)}).data)
 
 
@@ -94,9 +87,6 @@ class RoundMoveView(APIView):
         project, round_ = _round(request, slug, position)
         form = RoundMoveSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        try:
-            round_move(project=project, round_id=round_.pk, actor=request.user,
-                       direction=form.validated_data["direction"])  # fmt: skip
-        except QualityError as exc:
-            return Response(error_body(exc.message), status=exc.status)
+        round_move(project=project, round_id=round_.pk, actor=request.user,
+                   direction=form.validated_data["direction"])  # fmt: skip
         return Response(RoundSerializer(_rounds(project), many=True).data)

@@ -9,7 +9,6 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.errors import queue_errors
 from annotation.api.serializers import (
     CategorySerializer,
     CategoryUpdateSerializer,
@@ -33,7 +32,6 @@ from annotation.selectors import (
     researcher_item,
 )
 from annotation.services import (
-    ImportRejected,
     assignment_reassign,
     assignment_release,
     captions_import,
@@ -47,7 +45,6 @@ from annotation.services.import_jobs import (
     captions_import_enqueue,
     captions_import_in_background,
 )
-from core.api.errors import error_body
 from core.models import User
 from core.permissions import IsResearcher
 
@@ -154,34 +151,26 @@ class ImportListCreateView(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         images = form.validated_data.get("images")
-        try:
-            if captions_import_in_background(upload=upload, images=images):
-                job = captions_import_enqueue(
-                    project=project,
-                    user=request.user,
-                    upload=upload,
-                    images=images,
-                    format=form.validated_data.get("format"),
-                )
-                url = request.build_absolute_uri(reverse("api:job-detail", args=[job.pk]))
-                body = {"job": job.pk, "state": job.state, "url": url}
-                return Response(body, status=status.HTTP_202_ACCEPTED)
-            result = captions_import(
+        if captions_import_in_background(upload=upload, images=images):
+            job = captions_import_enqueue(
                 project=project,
-                data=upload.read(),
-                filename=upload.name,
                 user=request.user,
-                images=images.read() if images else None,
-                images_filename=images.name if images else "",
+                upload=upload,
+                images=images,
                 format=form.validated_data.get("format"),
             )
-        except ImportRejected as exc:
-            body = error_body(
-                f"Nothing was imported: {len(exc.problems)} "
-                f"problem{'s' if len(exc.problems) != 1 else ''} in the file.",
-                {"file": [str(p) for p in exc.problems]},
-            )
-            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+            url = request.build_absolute_uri(reverse("api:job-detail", args=[job.pk]))
+            body = {"job": job.pk, "state": job.state, "url": url}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        result = captions_import(
+            project=project,
+            data=upload.read(),
+            filename=upload.name,
+            user=request.user,
+            images=images.read() if images else None,
+            images_filename=images.name if images else "",
+            format=form.validated_data.get("format"),
+        )
         return Response(ImportBatchSerializer(result.batch).data, status=status.HTTP_201_CREATED)
 
 
@@ -259,7 +248,6 @@ class LeaseReleaseView(APIView):
         responses={200: LeaseSerializer, 404: OpenApiResponse(), 409: OpenApiResponse()},
         summary="Release an open lease: the item goes back to the pool",
     )
-    @queue_errors
     def post(self, request, slug, pk):
         project = _project(request, slug)
         form = ReleaseSerializer(data=request.data)
@@ -281,7 +269,6 @@ class LeaseReassignView(APIView):
         responses={200: LeaseSerializer, 400: OpenApiResponse(), 409: OpenApiResponse()},
         summary="Move an open lease to another annotator of the project",
     )
-    @queue_errors
     def post(self, request, slug, pk):
         project = _project(request, slug)
         form = ReassignSerializer(data=request.data)

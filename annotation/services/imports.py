@@ -32,6 +32,7 @@ from annotation.caption_formats import CaptionReader, Problem, Record
 from annotation.defaults import split_for
 from annotation.models import ImportBatch, Item, Project, ReferenceLabels
 from annotation.sentences import split_sentences
+from core.errors import ServiceError
 from core.images import ImageRejected, generated_name, validate_image
 from core.models import User
 
@@ -48,8 +49,14 @@ def _no_progress(fraction: float, message: str) -> None:
     pass
 
 
-class ImportRejected(ValidationError):
-    """The file has problems; ``problems`` lists each with its record and reason."""
+class ImportRejected(ServiceError, ValidationError):
+    """The file has problems; ``problems`` lists each with its record and reason.
+
+    Still a ValidationError (its field errors cut to 50), which the upload form shows.
+    """
+
+    status = 400
+    code = "import_rejected"
 
     def __init__(self, problems: list[Problem], batch: ImportBatch | None = None):
         self.problems = problems
@@ -57,7 +64,12 @@ class ImportRejected(ValidationError):
         shown = [str(p) for p in problems[:50]]
         if len(problems) > 50:
             shown.append(f"... and {len(problems) - 50} more problems.")
-        super().__init__({"file": shown})
+        ValidationError.__init__(self, {"file": shown})
+        count = len(problems)
+        self.message = (
+            f"Nothing was imported: {count} problem{'s' if count != 1 else ''} in the file."
+        )
+        self.errors = {"file": [str(p) for p in problems]}
 
 
 @dataclass(frozen=True)

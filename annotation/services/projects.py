@@ -10,13 +10,21 @@ from django.db import transaction
 
 from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
+from core.errors import ServiceError
 from core.models import User
 from core.services.audit import audit_record
 from core.slugs import unique_slug
 
 
-class InviteError(ValidationError):
-    pass
+class InviteError(ServiceError, ValidationError):
+    """An invite link that cannot be used, or an account that cannot join with it.
+
+    Still a ValidationError, so the sign-up form shows it beside its fields.
+    """
+
+    def __init__(self, message: str, *, status: int = 403, code: str = "invite_refused"):
+        ValidationError.__init__(self, message, code=code)
+        self.status, self.errors = status, {}
 
 
 _SHORTCUT_RE = re.compile(r"^[a-z0-9]$")

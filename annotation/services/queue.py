@@ -41,6 +41,7 @@ from annotation.services.quality import (
     control_wanted,
     work_gate,
 )
+from core.errors import ServiceError
 from core.models import User
 
 State = Assignment.State
@@ -58,12 +59,15 @@ RETRY_PAUSE = 0.005  # seconds, growing with each attempt: at most 0.18 s in all
 STALE_BATCH = 100
 
 
-class QueueError(ValidationError):
-    """A request the queue refuses; ``status`` is the HTTP status an API answers with."""
+class QueueError(ServiceError, ValidationError):
+    """A request the queue refuses; ``status`` is the HTTP status an API answers with.
+
+    Still a ValidationError, so forms and callers that catch those keep working.
+    """
 
     def __init__(self, message: str, *, status: int = 409, code: str = "conflict"):
-        super().__init__(message, code=code)
-        self.status = status
+        ValidationError.__init__(self, message, code=code)
+        self.status, self.errors = status, {}
 
 
 def items_recount(item_ids) -> None:

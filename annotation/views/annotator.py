@@ -97,8 +97,6 @@ def skip(request, slug: str, pk: int):
         assignment_skip(
             assignment_id=pk, annotator=request.user, reason=request.POST.get("reason", "")
         )
-    except QueueError as exc:
-        messages.error(request, exc.message)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:

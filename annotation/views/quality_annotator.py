@@ -27,7 +27,7 @@ from annotation.services.quality import (
     next_item_index,
     open_attempt,
 )
-from core.decorators import annotator_required
+from core.decorators import annotator_required, refusal_flashed
 
 # Queue refusals that come from quality control, answered with these pages.
 QUALITY_CODES = {"not_qualified", "paused", "blocked", "eliminated"}
@@ -67,13 +67,10 @@ def overview(request, slug: str):
 
 @require_POST
 @annotator_required
+@refusal_flashed("annotation:qualify", "slug")
 def start(request, slug: str, position: int):
     project = _joined(request, slug)
-    try:
-        attempt_start(project=project, annotator=request.user, position=position)
-    except QualityError as exc:
-        messages.error(request, exc.message)
-        return redirect("annotation:qualify", slug=slug)
+    attempt_start(project=project, annotator=request.user, position=position)
     return redirect("annotation:qualify-round", slug=slug, position=position)
 
 
@@ -173,8 +170,6 @@ def round_answer(request, slug: str, position: int, index: int):
     try:
         attempt_answer(project=project, annotator=request.user, position=position, index=index,
                        labels=labels)  # fmt: skip
-    except QualityError as exc:
-        messages.error(request, exc.message)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect("annotation:qualify-round", slug=slug, position=position)

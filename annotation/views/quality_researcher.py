@@ -21,7 +21,6 @@ from annotation.selectors.rounds import round_rows
 from annotation.selectors.standing import annotator_rounds
 from annotation.services.quality import (
     ACTIONS,
-    QualityError,
     annotator_decide,
     attempt_grant,
     gold_from_reference,
@@ -30,7 +29,7 @@ from annotation.services.quality import (
     policy_update,
     round_create,
 )
-from core.decorators import researcher_required
+from core.decorators import refusal_flashed, researcher_required
 
 
 def _visible(request, slug: str) -> Project:
@@ -120,6 +119,7 @@ def settings_edit(request, slug: str):
 
 @require_POST
 @researcher_required
+@refusal_flashed("annotation:quality", "slug")
 def round_new(request, slug: str):
     project = _visible(request, slug)
     form = RoundForm(request.POST, project=project)
@@ -127,12 +127,8 @@ def round_new(request, slug: str):
         for field, errors in form.errors.items():
             messages.error(request, f"{field}: {' '.join(errors)}")
         return redirect("annotation:quality", slug=slug)
-    try:
-        created = round_create(project=project, actor=request.user, **form.cleaned_data)
-    except QualityError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Round {created.position} created.")
+    created = round_create(project=project, actor=request.user, **form.cleaned_data)
+    messages.success(request, f"Round {created.position} created.")
     return redirect("annotation:quality", slug=slug)
 
 
@@ -237,8 +233,6 @@ def attempt_grant_view(request, slug: str, user_id: int):
     try:
         attempt_grant(project=project, annotator=member.annotator, position=position,
                       reason=request.POST.get("reason", ""), actor=request.user)  # fmt: skip
-    except QualityError as exc:
-        messages.error(request, exc.message)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
@@ -256,8 +250,6 @@ def annotator_decide_view(request, slug: str, user_id: int):
     try:
         annotator_decide(project=project, annotator=member.annotator, action=request.POST.get("action", ""),
                          reason=request.POST.get("reason", ""), actor=request.user)  # fmt: skip
-    except QualityError as exc:
-        messages.error(request, exc.message)
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:

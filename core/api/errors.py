@@ -10,6 +10,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from core.errors import ServiceError
+
 
 def _flatten(value) -> list[str]:
     if isinstance(value, dict):
@@ -24,6 +26,9 @@ def error_body(detail: str, errors: dict | None = None) -> dict:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, ServiceError):
+        # A refusal says its own status, code and message: the one place the API maps them.
+        return Response(exc.body(), status=exc.status)
     if isinstance(exc, DjangoValidationError):
         # Services raise Django's ValidationError; the API speaks DRF's.
         payload = (

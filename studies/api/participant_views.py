@@ -16,7 +16,6 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.api.errors import error_body
 from studies.api.participant_serializers import (
     CompletionSerializer,
     DeclinedSerializer,
@@ -73,13 +72,6 @@ def trial_payload(request, session, trial) -> dict:
     }
 
 
-def _session_error(exc: svc.SessionError) -> Response:
-    body = error_body(exc.message, exc.extra.get("errors"))
-    body["code"] = exc.code
-    body.update({k: v for k, v in exc.extra.items() if k in ("current", "status", "reason")})
-    return Response(body, status=exc.status)
-
-
 ERRORS = {
     400: OpenApiResponse(
         ParticipantErrorSerializer, description="Invalid input or an unreadable answer."
@@ -110,8 +102,6 @@ class ParticipantAPIView(APIView):
         super().initial(request, *args, **kwargs)
 
     def handle_exception(self, exc):
-        if isinstance(exc, svc.SessionError):
-            return _session_error(exc)
         if isinstance(exc, ParticipantSession.DoesNotExist):
             exc = exceptions.NotFound()
         return super().handle_exception(exc)

@@ -13,7 +13,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.decorators import researcher_required
+from core.decorators import refusal_flashed, researcher_required
 from studies.answer_types import get_type
 from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
@@ -457,15 +457,12 @@ def study_status(request, slug: str):
 
 @researcher_required
 @require_POST
+@refusal_flashed("studies:detail", "slug")
 def study_preview(request, slug: str):
     study = _study(request, slug)
-    try:
-        result = session_svc.session_start(
-            study=study, identity=session_svc.Identity(platform=study.platform), preview=True
-        )
-    except session_svc.SessionError as exc:
-        messages.error(request, exc.message)
-        return redirect("studies:detail", slug=study.slug)
+    result = session_svc.session_start(
+        study=study, identity=session_svc.Identity(platform=study.platform), preview=True
+    )
     return redirect("participate:session", token=result.session.token)
 
 

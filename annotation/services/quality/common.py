@@ -6,14 +6,18 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from annotation.models import Project, Qualification, QualityPolicy
+from core.errors import ServiceError
 
 
-class QualityError(ValidationError):
-    """A refusal with the HTTP status an API answers with (403, 404, 409, 429)."""
+class QualityError(ServiceError, ValidationError):
+    """A refusal with the HTTP status an API answers with (403, 404, 409, 429).
+
+    Still a ValidationError, so forms and callers that catch those keep working.
+    """
 
     def __init__(self, message: str, *, status: int = 409, code: str = "conflict"):
-        super().__init__(message, code=code)
-        self.status = status
+        ValidationError.__init__(self, message, code=code)
+        self.status, self.errors = status, {}
 
 
 def policy_for(project: Project) -> QualityPolicy:

@@ -6,15 +6,22 @@ JSON flow answers with, and a message written for the participant.
 
 from __future__ import annotations
 
+from core.errors import ServiceError
 
-class SessionError(Exception):
+
+class SessionError(ServiceError):
     code = "error"
     status = 400
 
     def __init__(self, message: str, **extra):
-        super().__init__(message)
-        self.message = message
+        super().__init__(message, errors=extra.get("errors"))
         self.extra = extra
+
+    def body(self) -> dict:
+        # The participant flow's clients branch on the code and resume from the extras.
+        body = {**super().body(), "code": self.code}
+        body.update({k: v for k, v in self.extra.items() if k in ("current", "status", "reason")})
+        return body
 
 
 class LinkProblem(SessionError):
