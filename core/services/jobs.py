@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -110,11 +110,18 @@ def job_run(*, job_id: int) -> Job:
     handler = _HANDLERS.get(job.kind)
 
     def report(progress: float, message: str = "") -> None:
-        Job.objects.filter(pk=job.pk).update(
-            progress=max(0.0, min(1.0, progress)),
-            message=message[:300],
-            heartbeat_at=timezone.now(),
-        )
+        try:
+            Job.objects.filter(pk=job.pk).update(
+                progress=max(0.0, min(1.0, progress)),
+                message=message[:300],
+                heartbeat_at=timezone.now(),
+            )
+        except OperationalError as exc:
+            # Progress is advice: a report SQLite refuses because another connection holds
+            # the table ("locked") is skipped, and the next one writes; the job goes on.
+            if "locked" not in str(exc):
+                raise
+            logger.warning("Job %s: progress not written (%s)", job.pk, exc)
 
     try:
         if handler is None:

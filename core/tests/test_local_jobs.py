@@ -122,3 +122,43 @@ def test_the_web_process_knows_every_job_kind_before_it_sweeps(tmp_path):
     repeatable = json.loads(result.stdout.strip().splitlines()[-1])
     assert {"annotation.captions_import", "studies.results_compute", "core.ping"} <= set(repeatable)
     assert "studies.library_import" not in repeatable
+
+
+@job_handler("test.local_reports")
+def _reports(job, report):
+    report(0.5, "Half way")
+    return {"ok": True}
+
+
+def test_a_job_refused_by_a_locked_table_before_it_began_runs_again(researcher, monkeypatch):
+    from django.db import OperationalError
+
+    import core.local_jobs
+
+    real_run, calls = core.local_jobs.job_run, []
+
+    def locked_once(*, job_id):
+        calls.append(job_id)
+        if len(calls) == 1:
+            raise OperationalError("database table is locked: core_job")
+        return real_run(job_id=job_id)
+
+    monkeypatch.setattr(core.local_jobs, "job_run", locked_once)
+    job = wait_until_finished(job_create(kind="test.local_reports", user=researcher))
+    assert job.state == Job.State.DONE and len(calls) == 2
+
+
+def test_a_progress_report_refused_by_a_locked_table_does_not_fail_the_job(researcher, monkeypatch):
+    from django.db import OperationalError
+    from django.db.models import QuerySet
+
+    real_update = QuerySet.update
+
+    def update(self, **fields):
+        if self.model is Job and fields.get("message") == "Half way":
+            raise OperationalError("database table is locked: core_job")
+        return real_update(self, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", update)
+    job = wait_until_finished(job_create(kind="test.local_reports", user=researcher))
+    assert job.state == Job.State.DONE and job.result == {"ok": True}
