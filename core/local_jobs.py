@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 from django.conf import settings
-from django.db import OperationalError, connections
+from django.db import connections
 
-from core.models import Job
 from core.services.jobs import job_fail_unfinished, job_run, jobs_sweep_stale
 
 logger = logging.getLogger(__name__)
@@ -48,12 +46,9 @@ def local_job_submit(*, job_id: int) -> None:
         _executor.submit(_run, job_id)
 
 
-LOCKED_TRIES = 6
-
-
 def _run(job_id: int) -> None:
     try:
-        _run_when_unlocked(job_id)
+        job_run(job_id=job_id)
     except BaseException as exc:  # the row must end whatever stopped the job
         logger.exception("The job thread stopped while running job %s", job_id)
         try:
@@ -70,31 +65,6 @@ def _run(job_id: int) -> None:
         with _lock:
             _pending.discard(job_id)
         connections.close_all()  # this thread's connections, not the request threads'
-
-
-def _run_when_unlocked(job_id: int) -> None:
-    """Run the job, trying again while SQLite says its table is locked before the job began.
-
-    SQLite refuses at once, without waiting out its timeout, a write to a table that
-    another connection of the same process is reading through a shared cache (the test
-    database; a request thread beside this one). Until the job is claimed nothing has been
-    written, so trying again a moment later is safe; after that the failure stands.
-    """
-    for attempt in range(1, LOCKED_TRIES + 1):
-        try:
-            job_run(job_id=job_id)
-            return
-        except OperationalError as exc:
-            if "locked" not in str(exc) or attempt == LOCKED_TRIES or not _still_queued(job_id):
-                raise
-            time.sleep(0.05 * attempt)
-
-
-def _still_queued(job_id: int) -> bool:
-    try:
-        return Job.objects.filter(pk=job_id, state=Job.State.QUEUED).exists()
-    except OperationalError:
-        return False
 
 
 def local_jobs_start() -> None:

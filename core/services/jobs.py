@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable
@@ -111,14 +112,15 @@ def job_run(*, job_id: int) -> Job:
 
     def report(progress: float, message: str = "") -> None:
         try:
-            Job.objects.filter(pk=job.pk).update(
-                progress=max(0.0, min(1.0, progress)),
-                message=message[:300],
-                heartbeat_at=timezone.now(),
+            _unless_locked(
+                lambda: Job.objects.filter(pk=job.pk).update(
+                    progress=max(0.0, min(1.0, progress)),
+                    message=message[:300],
+                    heartbeat_at=timezone.now(),
+                )
             )
         except OperationalError as exc:
-            # Progress is advice: a report SQLite refuses because another connection holds
-            # the table ("locked") is skipped, and the next one writes; the job goes on.
+            # Progress is advice: a report still refused is skipped; the next one writes.
             if "locked" not in str(exc):
                 raise
             logger.warning("Job %s: progress not written (%s)", job.pk, exc)
@@ -130,22 +132,26 @@ def job_run(*, job_id: int) -> Job:
             result = handler(job, report) or {}
     except Exception as exc:  # the job row is how the failure reaches people
         logger.exception("Job %s (%s) failed", job.pk, job.kind)
-        Job.objects.filter(pk=job.pk).update(
-            state=Job.State.FAILED,
-            finished_at=timezone.now(),
-            error=f"{type(exc).__name__}: {exc}",
-            message="Failed",
-            result={"traceback": traceback.format_exc(limit=8)},
+        failure = {
+            "error": f"{type(exc).__name__}: {exc}",
+            "result": {"traceback": traceback.format_exc(limit=8)},
+        }
+        _unless_locked(
+            lambda: Job.objects.filter(pk=job.pk).update(
+                state=Job.State.FAILED, finished_at=timezone.now(), message="Failed", **failure
+            )
         )
     else:
-        Job.objects.filter(pk=job.pk).update(
-            state=Job.State.DONE,
-            finished_at=timezone.now(),
-            progress=1.0,
-            result=result,
-            message="Done",
+        _unless_locked(
+            lambda: Job.objects.filter(pk=job.pk).update(
+                state=Job.State.DONE,
+                finished_at=timezone.now(),
+                progress=1.0,
+                result=result,
+                message="Done",
+            )
         )
-    job.refresh_from_db()
+    _unless_locked(job.refresh_from_db)
     return job
 
 
@@ -169,15 +175,37 @@ def _short_query_log():
         connection.queries_log = previous
 
 
+LOCKED_TRIES = 6
+
+
+def _unless_locked(write):
+    """Run a write of a job's own row, trying again while SQLite says its table is locked.
+
+    SQLite refuses at once, without waiting out its timeout, a write to a table that another
+    connection of the same process is reading through a shared cache (the test database; a
+    job thread beside a request thread). Each write here is one statement on one row in
+    autocommit, so trying it again a moment later is safe.
+    """
+    for attempt in range(1, LOCKED_TRIES + 1):
+        try:
+            return write()
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt == LOCKED_TRIES:
+                raise
+            time.sleep(0.05 * attempt)
+
+
 def _claim(job_id: int) -> bool:
     now = timezone.now()
     return bool(
-        Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
-            state=Job.State.RUNNING,
-            started_at=now,
-            heartbeat_at=now,
-            progress=0.0,
-            attempts=F("attempts") + 1,
+        _unless_locked(
+            lambda: Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
+                state=Job.State.RUNNING,
+                started_at=now,
+                heartbeat_at=now,
+                progress=0.0,
+                attempts=F("attempts") + 1,
+            )
         )
     )
 
