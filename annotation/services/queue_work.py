@@ -68,6 +68,17 @@ def _expire_now(assignment: Assignment, now) -> None:
     items_recount([assignment.item_id])
 
 
+def _still_leased(assignment: Assignment, now) -> bool:
+    """Whether the locked lease can still take labels; one past its time is expired here.
+
+    The expiry is written inside the caller's transaction, which commits before the
+    caller refuses the request, so the slot goes back to the pool either way.
+    """
+    if assignment.state == State.LEASED and assignment.expires_at <= now:
+        _expire_now(assignment, now)
+    return assignment.state == State.LEASED
+
+
 def assignment_draft_save(
     *, assignment_id: int, annotator: User, labels, active_seconds=None
 ) -> Assignment:
@@ -75,9 +86,7 @@ def assignment_draft_save(
     now = timezone.now()
     with transaction.atomic():
         assignment = _locked_own(assignment_id, annotator)
-        if assignment.state == State.LEASED and assignment.expires_at <= now:
-            _expire_now(assignment, now)
-        elif assignment.state == State.LEASED:
+        if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             assignment.draft = assignment.item.labels_clean(labels, keys)
             assignment.active_seconds = _active(assignment, active_seconds, now)
@@ -94,9 +103,7 @@ def assignment_submit(
     now = timezone.now()
     with transaction.atomic():
         assignment = _locked_own(assignment_id, annotator)
-        if assignment.state == State.LEASED and assignment.expires_at <= now:
-            _expire_now(assignment, now)
-        elif assignment.state == State.LEASED:
+        if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             cleaned = assignment.item.labels_clean(labels, keys)
             active = _active(assignment, active_seconds, now)
