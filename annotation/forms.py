@@ -30,6 +30,15 @@ def split_map_text(split_map: dict) -> str:
     return "\n".join(f"{model} = {split}" for model, split in (split_map or {}).items())
 
 
+OVERLAP_FIELDS = (
+    "overlap_policy",
+    "overlap_k_min",
+    "overlap_k_max",
+    "overlap_rule",
+    "overlap_threshold",
+)
+
+
 class ProjectSettingsForm(forms.ModelForm):
     split_map_text = forms.CharField(
         label="Split map",
@@ -49,6 +58,11 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
+            "overlap_policy",
+            "overlap_k_min",
+            "overlap_k_max",
+            "overlap_rule",
+            "overlap_threshold",
         ]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
 
@@ -56,6 +70,9 @@ class ProjectSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
+        # A post without them (an older page, a script) keeps the project's overlap.
+        for field in OVERLAP_FIELDS:
+            self.fields[field].required = False
 
     def clean_split_map_text(self):
         mapping = {}
@@ -71,6 +88,9 @@ class ProjectSettingsForm(forms.ModelForm):
     def changes(self) -> dict:
         """The settings as project_update takes them."""
         data = {field: self.cleaned_data[field] for field in self.Meta.fields}
+        for field in OVERLAP_FIELDS:
+            if data[field] in (None, ""):
+                del data[field]
         data["split_map"] = self.cleaned_data["split_map_text"]
         return data
 

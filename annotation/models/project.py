@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
 
 
@@ -84,6 +85,32 @@ class Project(models.Model):
     currency = models.CharField(max_length=3, default="USD")
     tie_rule = models.CharField(max_length=10, choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")], default="negative", help_text="How a majority vote with as many raters for as against an error is decided.")  # fmt: skip
 
+    overlap_policy = models.CharField(
+        "overlap",
+        max_length=10,
+        choices=[(rules.FIXED, "Exactly k per item"), (rules.ADAPTIVE, "Adaptive: k_min, more when undecided, up to k_max")],
+        default=rules.FIXED,
+        help_text="Adaptive: every item gets k_min label sets; an item they leave undecided gets one more at a time, up to k_max.",
+    )  # fmt: skip
+    overlap_k_min = models.PositiveSmallIntegerField("k_min", default=2, validators=[MinValueValidator(1), MaxValueValidator(50)], help_text="Adaptive: label sets every item gets.")  # fmt: skip
+    overlap_k_max = models.PositiveSmallIntegerField("k_max", default=4, validators=[MinValueValidator(1), MaxValueValidator(50)], help_text="Adaptive: label sets an undecided item gets at most.")  # fmt: skip
+    overlap_rule = models.CharField(
+        "undecided when",
+        max_length=12,
+        choices=[(rules.DISAGREEMENT, "Any category differs on any sentence"), (rules.CONFIDENCE, "The aggregation's confidence is below the threshold")],
+        default=rules.DISAGREEMENT,
+    )  # fmt: skip
+    overlap_threshold = models.FloatField(
+        "confidence threshold",
+        default=0.1,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Confidence rule: a sentence's category is undecided while its posterior is between this and 1 minus this.",
+    )
+    # The annotators' rates and class priors of the last fit of the aggregation
+    # method, per category ({"method", "categories": {key: {"prior", "rates": {annotator id: [sens, spec]}}}}):
+    # the confidence rule scores a new label set with them under the item's lock.
+    overlap_estimates = models.JSONField(default=dict, blank=True)
+
     objects = ProjectQuerySet.as_manager()
 
     class Meta:
@@ -99,6 +126,17 @@ class Project(models.Model):
     @property
     def subject(self) -> str:
         return f"annotation.project:{self.pk}"
+
+    def overlap(self) -> rules.Overlap:
+        """The overlap policy as the pure assignment rule takes it."""
+        return rules.Overlap(
+            policy=self.overlap_policy,
+            k=self.annotators_per_item,
+            k_min=self.overlap_k_min,
+            k_max=self.overlap_k_max,
+            rule=self.overlap_rule,
+            threshold=self.overlap_threshold,
+        )
 
     def category_keys(self) -> list[str]:
         """The keys labels are written in, in the order the categories are shown (one query)."""

@@ -57,7 +57,9 @@ def test_which_items_want_another_holder(overlap, filled, submitted, is_disputed
         (ADAPT, 4, True, (0, 0)),
     ],
 )
-def test_label_sets_left_to_collect_committed_and_at_most(overlap, submitted, is_disputed, expected):
+def test_label_sets_left_to_collect_committed_and_at_most(
+    overlap, submitted, is_disputed, expected
+):
     assert left_to_collect(overlap, submitted=submitted, disputed=is_disputed) == expected
 
 
