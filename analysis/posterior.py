@@ -11,9 +11,9 @@ single item, with the annotators' parameters held fixed.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
-__all__ = ["DEFAULT_RATES", "posterior_positive", "vote_share"]
+__all__ = ["DEFAULT_RATES", "label_set_posteriors", "posterior_positive", "vote_share"]
 
 # Rates assumed for an annotator the last fit did not see (a newcomer): better
 # than chance and symmetric, so with a prior of 0.5 two agreeing votes settle a
@@ -57,3 +57,44 @@ def vote_share(votes: Iterable[tuple[Hashable, bool]]) -> float:
     """The share of positive votes: majority vote's own measure of certainty (0.5 with none)."""
     said = [bool(v) for _, v in votes]
     return sum(said) / len(said) if said else 0.5
+
+
+def _rates(fit: Mapping) -> dict:
+    rates = {}
+    for who, pair in (fit.get("rates") or {}).items():
+        sens, spec = (float(x) for x in pair)
+        if math.isfinite(sens) and math.isfinite(spec):
+            rates[str(who)] = (sens, spec)
+    return rates
+
+
+def label_set_posteriors(
+    label_sets: Sequence[tuple[Hashable, Sequence[Iterable[str]]]],
+    keys: Sequence[str],
+    *,
+    method: str,
+    estimates: Mapping,
+) -> list[float]:
+    """P(category applies) per category and sentence of one item, category by category.
+
+    ``label_sets`` are (annotator, one list of category keys per sentence);
+    ``estimates`` is ``{"categories": {key: {"prior": p, "rates": {annotator:
+    [sensitivity, specificity]}}}}`` from the last fit (annotators as strings).
+    Majority vote has no model: its measure is the share of positive votes.
+    """
+    if not label_sets:
+        return []
+    fitted = estimates.get("categories", {}) if estimates else {}
+    sentences = len(label_sets[0][1])
+    marked = [(str(who), [set(s) for s in labels]) for who, labels in label_sets]
+    posteriors = []
+    for key in keys:
+        fit = fitted.get(key) or {}
+        rates, prior = _rates(fit), float(fit.get("prior", 0.5))
+        for s in range(sentences):
+            votes = [(who, key in labels[s]) for who, labels in marked]
+            if method == "majority":
+                posteriors.append(vote_share(votes))
+            else:
+                posteriors.append(posterior_positive(votes, rates, prior))
+    return posteriors

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from analysis.posterior import posterior_positive, vote_share
+from analysis.posterior import label_set_posteriors, posterior_positive, vote_share
 
 
 def test_two_agreeing_default_annotators_settle_a_sentence():
@@ -49,3 +49,21 @@ def test_no_votes_leave_the_prior_and_extreme_rates_stay_finite():
 def test_the_vote_share():
     assert vote_share([("a", True), ("b", False), ("c", True)]) == pytest.approx(2 / 3)
     assert vote_share([]) == 0.5
+
+
+def test_label_set_posteriors_per_category_then_sentence():
+    label_sets = [(1, [["a"], []]), (2, [["a", "b"], []])]
+    estimates = {"categories": {"a": {"prior": 0.2, "rates": {"1": [0.9, 0.9], "2": [0.7, 0.95]}}}}
+    got = label_set_posteriors(label_sets, ["a", "b"], method="dawid_skene", estimates=estimates)
+    rates = {1: (0.9, 0.9), 2: (0.7, 0.95)}
+    assert got == pytest.approx(
+        [
+            posterior_positive([(1, True), (2, True)], rates, 0.2),
+            posterior_positive([(1, False), (2, False)], rates, 0.2),
+            posterior_positive([(1, False), (2, True)], {}, 0.5),  # b: never fitted
+            posterior_positive([(1, False), (2, False)], {}, 0.5),
+        ]
+    )
+    shares = label_set_posteriors(label_sets, ["a", "b"], method="majority", estimates={})
+    assert shares == [1.0, 0.0, 0.5, 0.0]
+    assert label_set_posteriors([], ["a"], method="majority", estimates={}) == []

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from analysis.posterior import posterior_positive, vote_share
+from analysis.posterior import label_set_posteriors
 from annotation.assignment import strategy as rules
 from annotation.models import Item, LabelSet, Project
 
@@ -24,24 +24,13 @@ MAJORITY = "majority"
 def item_posteriors(
     project: Project, label_sets: Sequence[tuple[int, list]], keys: Sequence[str]
 ) -> list[float]:
-    """One posterior per sentence and category of an item, from its (annotator id, labels) pairs."""
-    method = getattr(project, "aggregation_method", MAJORITY)
-    fitted = (project.overlap_estimates or {}).get("categories", {})
-    if not label_sets:
-        return []
-    sentences = len(label_sets[0][1])
-    posteriors = []
-    for key in keys:
-        fit = fitted.get(key) or {}
-        rates = {int(who): tuple(r) for who, r in (fit.get("rates") or {}).items()}
-        prior = float(fit.get("prior", 0.5))
-        for s in range(sentences):
-            votes = [(who, key in labels[s]) for who, labels in label_sets]
-            if method == MAJORITY:
-                posteriors.append(vote_share(votes))
-            else:
-                posteriors.append(posterior_positive(votes, rates, prior))
-    return posteriors
+    """One posterior per category and sentence of an item, from its (annotator id, labels) pairs."""
+    return label_set_posteriors(
+        label_sets,
+        keys,
+        method=getattr(project, "aggregation_method", MAJORITY),
+        estimates=project.overlap_estimates or {},
+    )
 
 
 def item_disputed(project: Project, label_sets: Sequence[tuple[int, list]], keys) -> bool:
