@@ -84,7 +84,9 @@ def report_compute(
     fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
     categories = report_categories(project)
     keys = [c.key for c in categories]
-    k = project.annotators_per_item
+    overlap = project.overlap()
+    # Adaptive overlap: kappa on every item's first k_min label sets (see agreement_section).
+    k = overlap.k_min if overlap.adaptive else overlap.k
     pseudonyms = annotator_pseudonyms(project)
     notes = []
     agreement = None
@@ -108,6 +110,7 @@ def report_compute(
             categories=categories,
             pseudonyms=pseudonyms,
             external_ids=item_ids(project) if len(decisions) else {},
+            first=k if overlap.adaptive else None,
         )
         aggregated = labels_from_votes(votes, keys)
         summary.update(
@@ -141,6 +144,13 @@ def report_compute(
         "include_excluded": include_excluded,
         "tie_rule": project.tie_rule,
         "k": k,
+        "overlap": {
+            "policy": overlap.policy,
+            "k_min": overlap.k_min,
+            "k_max": overlap.k_max,
+            "rule": overlap.rule,
+            "threshold": overlap.threshold,
+        },
         "computed_at": timezone.now().isoformat(),
         "categories": [{"key": c.key, "name": c.name, "factual": c.factual} for c in categories],
         "summary": summary,
