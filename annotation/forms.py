@@ -49,6 +49,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
+            "aggregation_method",
         ]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
 
@@ -56,6 +57,8 @@ class ProjectSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
+        # A form posted without it (an older page, a script) keeps the project's method.
+        self.fields["aggregation_method"].required = False
 
     def clean_split_map_text(self):
         mapping = {}
@@ -71,6 +74,8 @@ class ProjectSettingsForm(forms.ModelForm):
     def changes(self) -> dict:
         """The settings as project_update takes them."""
         data = {field: self.cleaned_data[field] for field in self.Meta.fields}
+        if not data["aggregation_method"]:
+            del data["aggregation_method"]
         data["split_map"] = self.cleaned_data["split_map_text"]
         return data
 

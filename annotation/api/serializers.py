@@ -45,6 +45,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "target_hourly_rate",
             "currency",
             "accepting_annotators",
+            "aggregation_method",
         ]
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
 
