@@ -63,6 +63,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "overlap_k_max",
             "overlap_rule",
             "overlap_threshold",
+            "aggregation_method",
         ]
         widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
 
@@ -73,6 +74,8 @@ class ProjectSettingsForm(forms.ModelForm):
         # A post without them (an older page, a script) keeps the project's overlap.
         for field in OVERLAP_FIELDS:
             self.fields[field].required = False
+        # A form posted without it (an older page, a script) keeps the project's method.
+        self.fields["aggregation_method"].required = False
 
     def clean_split_map_text(self):
         mapping = {}
@@ -91,6 +94,8 @@ class ProjectSettingsForm(forms.ModelForm):
         for field in OVERLAP_FIELDS:
             if data[field] in (None, ""):
                 del data[field]
+        if not data["aggregation_method"]:
+            del data["aggregation_method"]
         data["split_map"] = self.cleaned_data["split_map_text"]
         return data
 

@@ -50,6 +50,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "overlap_k_max",
             "overlap_rule",
             "overlap_threshold",
+            "aggregation_method",
         ]
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
@@ -46,6 +47,7 @@ PROJECT_SETTINGS = (
     "overlap_k_max",
     "overlap_rule",
     "overlap_threshold",
+    "aggregation_method",
 )
 # Changing one of these can change which items are undecided.
 _DISPUTE_SETTINGS = {"overlap_policy", "overlap_k_min", "overlap_rule", "overlap_threshold"}
@@ -115,6 +117,8 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
         if money in changes and Decimal(changes[money]) < 0:
             errors[money] = ["Use an amount of zero or more."]
     errors.update(_overlap_errors(project, changes))
+    if "aggregation_method" in changes and changes["aggregation_method"] not in METHODS:
+        errors["aggregation_method"] = [f"Choose one of {', '.join(METHODS)}."]
     if errors:
         raise ValidationError(errors)
     redispute = any(

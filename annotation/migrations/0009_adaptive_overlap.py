@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_retries_item_draws_and_extra_attempts'),
+        ('annotation', '0008_project_aggregation_method'),
     ]
 
     operations = [
