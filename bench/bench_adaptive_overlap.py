@@ -107,7 +107,9 @@ def simulate(truth: Truth, *, pool: int, careless: float, seed: int) -> World:
     sloppy = rng.random(pool) < careless
     shape = (pool, len(KEYS))
     sens = np.where(sloppy[:, None], rng.uniform(0.35, 0.65, shape), rng.uniform(0.75, 0.95, shape))
-    spec = np.where(sloppy[:, None], rng.uniform(0.85, 0.95, shape), rng.uniform(0.97, 0.995, shape))
+    spec = np.where(
+        sloppy[:, None], rng.uniform(0.85, 0.95, shape), rng.uniform(0.97, 0.995, shape)
+    )
     who = np.array([rng.choice(pool, SLOTS, replace=False) for _ in range(truth.items)])
     per_sentence = who[truth.item_of_sentence].T  # SLOTS x sentences
     p_mark = np.where(truth.cells, sens[per_sentence], 1 - spec[per_sentence])
@@ -229,14 +231,19 @@ def report(runs: list[dict], truth: Truth) -> None:
     for name in names:
         sets = bootstrap([run[name]["label_sets"] for run in runs])
         row = [fmt(sets, 0)] + [
-            fmt(bootstrap([run[name][m] for run in runs])) for m in ("accuracy", "precision", "recall")
+            fmt(bootstrap([run[name][m] for run in runs]))
+            for m in ("accuracy", "precision", "recall")
         ]
         print(f"{name:30} {row[0]:>24} {row[1]:>22} {row[2]:>22} {row[3]:>22}")
     base, adaptive = names[0], names[2]
     saved = bootstrap([1 - run[adaptive]["label_sets"] / run[base]["label_sets"] for run in runs])
     gain = bootstrap([run[adaptive]["accuracy"] - run[base]["accuracy"] for run in runs])
-    print(f"\npolicy 3 vs 1: label sets saved {fmt(saved)} (share), accuracy difference {fmt(gain)}")
-    print(f"per item: policy 3 spends {np.mean([r[adaptive]['label_sets'] for r in runs]) / truth.items:.2f} label sets")
+    print(
+        f"\npolicy 3 vs 1: label sets saved {fmt(saved)} (share), accuracy difference {fmt(gain)}"
+    )
+    print(
+        f"per item: policy 3 spends {np.mean([r[adaptive]['label_sets'] for r in runs]) / truth.items:.2f} label sets"
+    )
 
 
 def parse_args():
