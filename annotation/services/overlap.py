@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from django.db import transaction
 
+from analysis.aggregation import aggregate_binary
 from analysis.posterior import label_set_posteriors
 from annotation.assignment import strategy as rules
 from annotation.models import Item, LabelSet, Project
+from annotation.selectors.quality import counted_label_sets
 
 MAJORITY = "majority"
 
@@ -94,3 +97,47 @@ def _recompute_batch(project: Project, ids: list[int], keys) -> int:
                 disputed=flag
             )
     return len(flips)
+
+
+def overlap_estimates_refresh(project: Project) -> dict:
+    """Fit the project's aggregation method per category and keep the annotators' rates.
+
+    The confidence rule scores each new label set with these rates (an item's
+    posterior with the annotators' parameters fixed), so they are refreshed with
+    every annotators' report (the job after labels arrive) and when the method
+    changes; then every item's flag is computed again with them. Majority vote
+    has no rates: nothing is stored.
+    """
+    method = getattr(project, "aggregation_method", MAJORITY)
+    if method == MAJORITY:
+        estimates = {}
+    else:
+        estimates = _fit(project, method)
+    Project.objects.filter(pk=project.pk).update(overlap_estimates=estimates)
+    project.overlap_estimates = estimates
+    overlap = project.overlap()
+    if overlap.adaptive and overlap.rule == rules.CONFIDENCE:
+        project_disputes_recompute(project)
+    return estimates
+
+
+def _fit(project: Project, method: str) -> dict:
+    keys = project.category_keys()
+    tasks, workers, marks = [], [], {key: [] for key in keys}
+    rows = counted_label_sets(project).order_by().values_list("item_id", "annotator_id", "labels")
+    for item_id, annotator_id, labels in rows.iterator(chunk_size=2000):
+        for index, marked in enumerate(labels):
+            tasks.append(f"{item_id}:{index}")
+            workers.append(annotator_id)
+            for key in keys:
+                marks[key].append(int(key in marked))
+    categories = {}
+    if tasks:
+        for key in keys:
+            fit = aggregate_binary(method, tasks, workers, marks[key])
+            rates = {
+                str(w): [float(se), float(sp)]
+                for w, se, sp in zip(fit.workers, fit.sensitivity, fit.specificity, strict=True)
+            }
+            categories[key] = {"prior": float(np.mean(fit.p_positive)), "rates": rates}
+    return {"method": method, "categories": categories}

@@ -12,7 +12,7 @@ from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
-from annotation.services.overlap import project_disputes_recompute
+from annotation.services.overlap import overlap_estimates_refresh, project_disputes_recompute
 from core.errors import ServiceError
 from core.models import User
 from core.services.audit import audit_record
@@ -136,7 +136,13 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
     project.save(update_fields=list(changes) or None)
     if remap:
         _resplit(project)
-    if redispute:
+    if (
+        "aggregation_method" in before
+        and before["aggregation_method"] != project.aggregation_method
+    ):
+        # The confidence rule reads the new method's rates (and recomputes the flags).
+        overlap_estimates_refresh(project)
+    elif redispute:
         project_disputes_recompute(project)
     if actor is not None and changes:
         audit_record(

@@ -158,3 +158,20 @@ def test_budget_and_items_left_count_items_that_may_still_grow(project, make_ite
     assert (budget.committed, budget.possible, budget.growing) == (7, 10, 2)
     assert annotator_progress(project=project, annotator=c).left_for_you == 2
     assert annotator_progress(project=project, annotator=a).left_for_you == 1
+
+
+def test_the_confidence_rule_with_dawid_skene_uses_the_fitted_rates(project, make_items, members):
+    _adaptive(project, overlap_rule="confidence", overlap_threshold=0.1)
+    items = make_items(project, 6)
+    people = members(3)
+    for person in people:
+        for _ in range(4):
+            _work(project, person, lambda item: AGREE)
+    project_update(project=project, aggregation_method="dawid_skene")
+    project.refresh_from_db()
+    fitted = project.overlap_estimates["categories"]["trend_error"]
+    assert project.overlap_estimates["method"] == "dawid_skene"
+    assert set(fitted["rates"]) == {str(p.pk) for p in people} and 0 < fitted["prior"] < 1
+    # Everyone agreed everywhere: nothing is disputed with the fitted rates either.
+    assert LabelSet.objects.filter(item__in=items).count() == 10
+    assert not Item.objects.filter(project=project, disputed=True).exists()
