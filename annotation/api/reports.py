@@ -13,6 +13,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.aggregation import METHODS
 from annotation.models import Project
 from annotation.selectors.agreement import report_fingerprint
 from annotation.services.exports import (
@@ -95,6 +96,16 @@ class ReportStateSerializer(serializers.Serializer):
     stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
     report = ReportSnapshotSerializer(allow_null=True)
     job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
+
+
+class ExportQuerySerializer(ReportQuerySerializer):
+    method = serializers.ChoiceField(
+        choices=list(METHODS.items()),
+        required=False,
+        help_text="How annotators' labels are aggregated; the export then carries the method "
+        "and the posteriors. Default: the project's aggregation method (majority vote unless "
+        "changed; with majority and no method the files are as before methods existed).",
+    )
 
 
 class TieRuleSerializer(serializers.Serializer):
@@ -254,6 +265,9 @@ class ExportView(APIView):
         parameters=[
             *QUERY_PARAMETERS,
             OpenApiParameter(
+                "method", str, enum=list(METHODS), description="Aggregation method (see above)."
+            ),
+            OpenApiParameter(
                 "fmt", str, OpenApiParameter.PATH, enum=list(EXPORT_FORMATS), description="Format."
             ),
         ],
@@ -272,7 +286,9 @@ class ExportView(APIView):
     )
     def get(self, request, slug, fmt):
         project = _project(request, slug)
-        labels, include = _query(request)
+        form = ExportQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        labels, include = form.validated_data.get("labels"), form.validated_data["include_excluded"]
         if fmt not in EXPORT_FORMATS:
             return api_not_found()
         export = project_export(
@@ -281,6 +297,7 @@ class ExportView(APIView):
             labels=None if fmt.startswith("labels-") else labels,
             include_excluded=include,
             base_url=request.build_absolute_uri("/").rstrip("/"),
+            method=form.validated_data.get("method"),
         )
         response = StreamingHttpResponse(
             (chunk.encode("utf-8") for chunk in export.chunks),
