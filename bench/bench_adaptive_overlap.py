@@ -257,7 +257,7 @@ def parse_args():
     parser.add_argument(
         "--rule", choices=[rules.CONFIDENCE, rules.DISAGREEMENT], default=rules.CONFIDENCE
     )
-    parser.add_argument("--threshold", type=float, default=0.1, help="confidence rule (0.1)")
+    parser.add_argument("--threshold", type=float, default=0.4, help="confidence rule (0.4)")
     return parser.parse_args()
 
 
