@@ -136,6 +136,23 @@ def agreement_section(
     for row in rows:
         row["annotators"] = annotators
 
+    pairs = _pairs(rated, pseudonyms)
+
+    return {
+        "decisions": rows,
+        "left_out": _left_out(
+            per_item[per_item < k] if first else per_item, sentences_per_item, k, external_ids
+        ),
+        "items": int(len(per_item)),
+        "items_complete": int((per_item >= k if first else per_item == k).sum()),
+        "basis": _basis(k, first),
+        "pairwise": pairs,
+        "annotators": _annotator_rows(decisions, rated, pseudonyms),
+    }
+
+
+def _pairs(rated: pd.DataFrame, pseudonyms: dict[int, str]) -> list[dict]:
+    """Cohen's kappa of every pair of annotators on the factual decision, lowest first."""
     pairwise = pairwise_cohen_kappa(
         rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
     )
@@ -149,18 +166,7 @@ def agreement_section(
         for r in pairwise.itertuples(index=False)
     ]
     pairs.sort(key=lambda p: (p["cohen_kappa"] is None, p["cohen_kappa"] or 0.0))
-
-    return {
-        "decisions": rows,
-        "left_out": _left_out(
-            per_item[per_item < k] if first else per_item, sentences_per_item, k, external_ids
-        ),
-        "items": int(len(per_item)),
-        "items_complete": int((per_item >= k if first else per_item == k).sum()),
-        "basis": _basis(k, first),
-        "pairwise": pairs,
-        "annotators": _annotator_rows(decisions, rated, pseudonyms),
-    }
+    return pairs
 
 
 def _basis(k: int, first: int | None) -> str:

@@ -120,6 +120,16 @@ def _from_annotators(
     return agreement, aggregated, aggregation
 
 
+def _overlap_summary(overlap) -> dict:
+    return {
+        "policy": overlap.policy,
+        "k_min": overlap.k_min,
+        "k_max": overlap.k_max,
+        "rule": overlap.rule,
+        "threshold": overlap.threshold,
+    }
+
+
 def report_compute(
     *,
     project: Project,
@@ -139,8 +149,6 @@ def report_compute(
     clock = time.monotonic()
     fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
     categories = report_categories(project)
-    overlap = project.overlap()
-    k = overlap.floor  # k_min under adaptive overlap: what kappa counts
     pseudonyms = annotator_pseudonyms(project)
     notes = []
     agreement = None
@@ -182,14 +190,8 @@ def report_compute(
         "labels": labels,
         "include_excluded": include_excluded,
         "tie_rule": project.tie_rule,
-        "k": k,
-        "overlap": {
-            "policy": overlap.policy,
-            "k_min": overlap.k_min,
-            "k_max": overlap.k_max,
-            "rule": overlap.rule,
-            "threshold": overlap.threshold,
-        },
+        "k": project.overlap().floor,  # k_min under adaptive overlap: what kappa counts
+        "overlap": _overlap_summary(project.overlap()),
         "computed_at": timezone.now().isoformat(),
         "categories": [{"key": c.key, "name": c.name, "factual": c.factual} for c in categories],
         "summary": summary,
