@@ -90,10 +90,11 @@ def test_adaptive_overlap_and_dawid_skene_from_settings_to_exports(
     work_page.keyboard.press("v")
     work_page.wait_for_timeout(300)
     work_page.keyboard.press("Enter")
-    for _ in range(50):  # the submit is a request of its own: wait for it to land
-        if LabelSet.objects.filter(assignment_id=lease).exists():
-            break
-        work_page.wait_for_timeout(200)
+    # The next item (or the end of the work) replaces the submitted one.
+    work_page.wait_for_function(
+        "() => { const s = document.getElementById('work-state'); "
+        f"return !s || JSON.parse(s.textContent).assignment !== {lease}; }}"
+    )
     assert LabelSet.objects.filter(assignment_id=lease).exists()
     worker.close()
     # The others (and the rest of the first one's work) through the services.
