@@ -60,6 +60,8 @@ def project_overview(project: Project) -> Overview:
         label_sets=Sum("submitted_count"),
     )
     budget = overlap_budget(project) if project.overlap().adaptive else None
+    # Label sets on control items are spent too, outside the overlap policy's budget.
+    controls = (items["label_sets"] or 0) - budget.submitted if budget else 0
     open_count = Assignment.objects.filter(
         project=project, state=State.LEASED, expires_at__gt=timezone.now()
     ).count()
@@ -67,10 +69,10 @@ def project_overview(project: Project) -> Overview:
         items=items["items"],
         complete=items["complete"],
         label_sets=items["label_sets"] or 0,
-        needed=budget.committed if budget else items["items"] * k,
+        needed=budget.committed + controls if budget else items["items"] * k,
         open_leases=open_count,
         members=ProjectMember.objects.filter(project=project).count(),
-        possible=budget.possible if budget else items["items"] * k,
+        possible=budget.possible + controls if budget else items["items"] * k,
         growing=budget.growing if budget else items["items"] - items["complete"],
         pay_per_item=project.pay_per_item,
     )
