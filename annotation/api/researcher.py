@@ -9,7 +9,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.serializers import (
+from annotation.api.researcher_serializers import (
     CategorySerializer,
     CategoryUpdateSerializer,
     ImportBatchSerializer,
