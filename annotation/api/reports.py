@@ -8,11 +8,16 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.reports_serializers import (
+    ReportQuerySerializer,
+    ReportStateSerializer,
+    TieRuleSerializer,
+)
 from annotation.models import Project
 from annotation.selectors.agreement import report_fingerprint
 from annotation.services.exports import (
@@ -64,44 +69,6 @@ class SVGRenderer(_FileRenderer):
 class DownloadRenderer(_FileRenderer):
     media_type = "*/*"
     format = "download"
-
-
-# --- serializers: input checked here, rules in the services -----------------------------------------
-
-
-class ReportQuerySerializer(serializers.Serializer):
-    labels = serializers.ChoiceField(
-        choices=LABEL_SOURCES,
-        required=False,
-        help_text="annotators (their majority vote) or reference (imported labels). "
-        "Default: annotators' once there are any.",
-    )
-    include_excluded = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text="Count every label set, also from unqualified or blocked annotators.",
-    )
-
-
-class ReportSnapshotSerializer(serializers.Serializer):
-    computed_at = serializers.DateTimeField()
-    seconds = serializers.FloatField()
-    data = serializers.JSONField(help_text="The report (see the report-json export).")
-
-
-class ReportStateSerializer(serializers.Serializer):
-    labels = serializers.CharField()
-    include_excluded = serializers.BooleanField()
-    stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
-    report = ReportSnapshotSerializer(allow_null=True)
-    job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
-
-
-class TieRuleSerializer(serializers.Serializer):
-    tie_rule = serializers.ChoiceField(
-        choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")],
-        help_text="How a majority vote with as many raters for as against an error is decided.",
-    )
 
 
 def _query(request) -> tuple[str | None, bool]:

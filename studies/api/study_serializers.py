@@ -263,3 +263,9 @@ class SessionDetailSerializer(SessionSerializer):
 class StudyPreviewSerializer(serializers.Serializer):
     token = serializers.CharField()
     url = serializers.CharField(help_text="Open this to take the study as a participant would.")
+
+
+class StarterTextsSerializer(serializers.Serializer):
+    consent_text = serializers.CharField()
+    instructions_text = serializers.CharField()
+    debrief_text = serializers.CharField()

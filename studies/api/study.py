@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import generics, serializers, status
+from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -24,6 +24,7 @@ from studies.api.study_serializers import (
     SessionDetailSerializer,
     SessionReleaseSerializer,
     SessionSerializer,
+    StarterTextsSerializer,
     StudyPairSerializer,
     StudyPreviewSerializer,
     StudySerializer,
@@ -141,12 +142,6 @@ class StudyStatusView(StudyScoped, APIView):
             body["warnings"] = [w.as_dict() for w in exc.warnings]
             return Response(body, status=status.HTTP_409_CONFLICT)
         return Response(StudySerializer(self.get_study(), context={"request": request}).data)
-
-
-class StarterTextsSerializer(serializers.Serializer):
-    consent_text = serializers.CharField()
-    instructions_text = serializers.CharField()
-    debrief_text = serializers.CharField()
 
 
 class StudyStarterTextsView(StudyScoped, APIView):

@@ -2,52 +2,27 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.serializers import JobSerializer
 from core.permissions import IsResearcher
+from studies.api.results_serializers import (
+    DecisionInputSerializer,
+    DecisionSerializer,
+    ExportErrorSerializer,
+    ExportInputSerializer,
+    ResultsSerializer,
+    StudyComparisonSerializer,
+)
 from studies.selectors import results as results_sel
 from studies.selectors.results_compare import study_comparison
 from studies.selectors.study import study_get
 from studies.services import exports
 from studies.services.results.exclusion import exclusion_override_set, study_exclusion
 from studies.services.results.schedule import results_request_compute
-
-
-class ResultsSerializer(serializers.Serializer):
-    computed_at = serializers.DateTimeField(allow_null=True)
-    computed_from_responses = serializers.IntegerField()
-    responses_now = serializers.IntegerField()
-    stale = serializers.BooleanField()
-    job = JobSerializer(allow_null=True)
-    results = serializers.JSONField(
-        allow_null=True,
-        help_text="funnel, decisions, charts (HMI, n, Wilson CI, answers), groups (Table 1), "
-        "chi_square, log_odds (each row names its estimator), kendall, messages; svg with ?svg=1.",
-    )
-
-
-class DecisionSerializer(serializers.Serializer):
-    session = serializers.IntegerField()
-    number = serializers.IntegerField(allow_null=True)
-    status = serializers.CharField()
-    included = serializers.BooleanField()
-    overridden = serializers.BooleanField()
-    override = serializers.CharField(allow_null=True)
-    reasons = serializers.CharField()
-
-
-class DecisionInputSerializer(serializers.Serializer):
-    decision = serializers.ChoiceField(choices=["include", "exclude", "auto"])
-    reason = serializers.CharField(max_length=2000)
-
-
-class ExportInputSerializer(serializers.Serializer):
-    format = serializers.ChoiceField(choices=sorted(exports.FORMATS))
-    include_platform_ids = serializers.BooleanField(default=False)
 
 
 class StudyResultsScoped:
@@ -134,7 +109,7 @@ class StudyResultsExportView(StudyResultsScoped, APIView):
         summary="Build an export in the background; the job's download_url serves it",
         responses={
             202: JobSerializer,
-            400: inline_serializer("ExportError", {"detail": serializers.CharField()}),
+            400: ExportErrorSerializer,
         },
     )
     def post(self, request, slug):
@@ -150,23 +125,6 @@ class StudyResultsExportView(StudyResultsScoped, APIView):
         return Response(
             JobSerializer(job, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
         )
-
-
-class StudyComparisonSerializer(serializers.Serializer):
-    study = serializers.CharField()
-    other = serializers.CharField()
-    other_title = serializers.CharField()
-    estimator = serializers.CharField()
-    tau = serializers.FloatField(allow_null=True)
-    p_value = serializers.FloatField(allow_null=True)
-    message = serializers.CharField(allow_null=True)
-    groups = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="Shared manipulation groups, this study's highest log OR first: manipulation, "
-        "group, other_group, log_odds_ratio, other_log_odds_ratio.",
-    )
-    only_here = serializers.ListField(child=serializers.CharField())
-    only_there = serializers.ListField(child=serializers.CharField())
 
 
 class StudyComparisonView(StudyResultsScoped, APIView):
