@@ -49,8 +49,13 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
+            "license",
+            "citation",
         ]
-        widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
+        widgets = {
+            "guidelines": forms.Textarea(attrs={"rows": 16}),
+            "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

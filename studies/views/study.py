@@ -54,6 +54,8 @@ LABELS = {
     "exclude_incomplete": "Exclude incomplete sessions",
     "seed": "Order seed",
     "min_gap": "Minimum gap between a pair's charts",
+    "license": "Dataset license",
+    "citation": "Citation",
 }
 GROUPS = [
     (
@@ -84,6 +86,7 @@ GROUPS = [
         ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
     ),
     ("Design", ["min_gap", "seed"]),
+    ("Publishing the dataset", ["license", "citation"]),
 ]
 
 
@@ -102,6 +105,7 @@ class StudySettingsForm(forms.Form):
                     "consent_text": TEXTAREA,
                     "instructions_text": TEXTAREA,
                     "debrief_text": forms.Textarea(attrs={"rows": 4}),
+                    "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
                 },
             )
         )
