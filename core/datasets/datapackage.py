@@ -37,7 +37,9 @@ def _resource(f: DataFile, missing: tuple[str, ...]) -> dict:
         if f.rows is not None:
             out["rows"] = f.rows
     else:
-        out["format"] = f.path.rsplit(".", 1)[-1]
+        # A file to keep as it is, not a table: without this, readers (frictionless among
+        # them) parse a JSON list of records as a table and want extra packages for it.
+        out.update(format=f.path.rsplit(".", 1)[-1], type="file")
     return out
 
 
