@@ -61,6 +61,11 @@ class ProjectSettingsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self.instance.license
 
     def clean_split_map_text(self):
         mapping = {}

@@ -107,3 +107,12 @@ def test_the_api_and_the_report_page_serve_the_zip(project, make_items, members,
     page = browser.get(f"/annotation/projects/{project.slug}/report/")
     assert b"/export/dataset-zip/" in page.content
     assert json.loads(zipfile.ZipFile(io.BytesIO(body)).read("chocolate.json"))[0]["labels"]
+
+
+def test_the_project_api_sets_the_license_and_refuses_an_unknown_one(project, client_for):
+    client = client_for(project.owner)
+    url = f"/api/v1/projects/{project.slug}/"
+    assert client.get(url).json()["license"] == "CC-BY-4.0"
+    response = client.patch(url, {"license": "ODbL-1.0", "citation": "@misc{x}"}, format="json")
+    assert response.status_code == 200 and response.json()["license"] == "ODbL-1.0"
+    assert client.patch(url, {"license": "nope"}, format="json").status_code == 400

@@ -69,3 +69,19 @@ def test_an_unchanged_study_exports_to_the_same_bytes(researcher):
     names = zipfile.ZipFile(io.BytesIO(first)).namelist()
     assert names[-3:] == ["croissant.json", "datapackage.json", "README.md"]
     assert {"metadata.csv", "HMI.csv"} <= set(names)
+
+
+def test_the_api_sets_the_license_and_citation_and_refuses_an_unknown_license(
+    researcher, researcher_api
+):
+    study = simulated_study(researcher, participants=2, compute=False)
+    url = f"/api/v1/studies/{study.slug}/"
+    response = researcher_api.patch(
+        url, {"license": "CC0-1.0", "citation": "Doe 2026"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert (response.json()["license"], response.json()["citation"]) == ("CC0-1.0", "Doe 2026")
+    refused = researcher_api.patch(url, {"license": "WTFPL"}, format="json")
+    assert refused.status_code == 400 and "license" in refused.json()["errors"]
+    study.refresh_from_db()
+    assert study.license == "CC0-1.0"

@@ -115,10 +115,16 @@ class StudySettingsForm(forms.Form):
             "Where finished participants are sent, e.g. "
             "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."
         )
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+        self._license = study.license
         if sel.study_design_locked(study):
             for name in setup.DESIGN_FIELDS:
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed: real participants have started."
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self._license
 
 
 class VideoForm(forms.Form):
