@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

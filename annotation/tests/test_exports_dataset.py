@@ -13,7 +13,7 @@ from django.test import Client
 
 from annotation.services import project_update
 from annotation.services.exports import project_export
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 from core.tests import dataset_checks as checks
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore::DeprecationWarning")]

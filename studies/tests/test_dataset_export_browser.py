@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 from studies.tests.test_results_browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

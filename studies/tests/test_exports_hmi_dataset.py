@@ -11,7 +11,7 @@ import pytest
 from core.tests import dataset_checks as checks
 from studies.services.exports import export_write
 from studies.services.results.compute import results_compute
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = [pytest.mark.django_db, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
