@@ -49,13 +49,23 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
+            "license",
+            "citation",
         ]
-        widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
+        widgets = {
+            "guidelines": forms.Textarea(attrs={"rows": 16}),
+            "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self.instance.license
 
     def clean_split_map_text(self):
         mapping = {}

@@ -233,9 +233,14 @@ class ExportView(APIView):
             (200, "application/x-ndjson"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="labels-jsonl: one JSON object per line."
             ),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="dataset-zip: the dataset ready to publish (CHOCOLATE JSON, "
+                "sentences and raw labels, Croissant, data package and card).",
+            ),
             400: OpenApiResponse(description="Unknown format or label source."),
         },
-        summary="Download the aggregated dataset (chocolate), raw labels or the report",
+        summary="Download the aggregated dataset (chocolate, dataset-zip), raw labels or the report",
     )
     def get(self, request, slug, fmt):
         project = _project(request, slug)
@@ -250,8 +255,8 @@ class ExportView(APIView):
             base_url=request.build_absolute_uri("/").rstrip("/"),
         )
         response = StreamingHttpResponse(
-            (chunk.encode("utf-8") for chunk in export.chunks),
-            content_type=f"{export.content_type}; charset=utf-8",
+            export.byte_chunks(),
+            content_type=export.http_content_type,
         )
         response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
         return response

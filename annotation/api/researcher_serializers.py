@@ -32,6 +32,8 @@ class ProjectSerializer(serializers.ModelSerializer):
             "target_hourly_rate",
             "currency",
             "accepting_annotators",
+            "license",
+            "citation",
         ]
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
 

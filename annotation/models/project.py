@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
+from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 
 
 def new_invite_code() -> str:
@@ -83,6 +84,19 @@ class Project(models.Model):
     )
     currency = models.CharField(max_length=3, default="USD")
     tie_rule = models.CharField(max_length=10, choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")], default="negative", help_text="How a majority vote with as many raters for as against an error is decided.")  # fmt: skip
+
+    # --- publishing the dataset (written into every dataset export's metadata)
+    license = models.CharField(
+        max_length=20,
+        choices=LICENSE_CHOICES,
+        default=DEFAULT_LICENSE,
+        help_text="The license the exported dataset is published under.",
+    )
+    citation = models.TextField(
+        blank=True,
+        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
+        "and metadata.",
+    )
 
     objects = ProjectQuerySet.as_manager()
 

@@ -39,6 +39,8 @@ PROJECT_SETTINGS = (
     "pay_per_item",
     "target_hourly_rate",
     "accepting_annotators",
+    "license",
+    "citation",
 )
 
 

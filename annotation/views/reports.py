@@ -178,6 +178,7 @@ def project_report(request, slug: str):
             "stale": stale,
             "tables": list(TABLES),
             "formats": [
+                ("dataset-zip", "Dataset to publish (zip with Croissant and card)"),
                 ("chocolate", "Aggregated dataset (CHOCOLATE JSON)"),
                 ("report-json", "This report (JSON)"),
                 ("labels-csv", "Every annotator decision (CSV)"),
@@ -260,8 +261,8 @@ def project_download(request, slug: str, fmt: str):
     except ValidationError:
         raise Http404("No such export.") from None
     response = StreamingHttpResponse(
-        (chunk.encode("utf-8") for chunk in export.chunks),
-        content_type=f"{export.content_type}; charset=utf-8",
+        export.byte_chunks(),
+        content_type=export.http_content_type,
     )
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response

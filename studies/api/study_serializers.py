@@ -32,7 +32,7 @@ class StudySerializer(serializers.ModelSerializer):
             "allowed_devices", "platform",
             "completion_code", "completion_url", "max_attention_failures",
             "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete", "seed", "min_gap", "participant_link",
-            "allowed_status_changes",
+            "allowed_status_changes", "license", "citation",
         ]  # fmt: skip
         read_only_fields = ["id", "slug", "status", "owner", "created_at", "updated_at"]
         extra_kwargs = {"seed": {"required": False}, "title": {"allow_blank": False}}

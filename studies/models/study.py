@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 from studies.models.library import ChartSet, Question
 
 __all__ = ["Devices", "Platform", "Study", "StudyPair"]
@@ -165,6 +166,19 @@ class Study(models.Model):
     )
     exclude_incomplete = models.BooleanField(
         default=True, help_text="Exclude sessions that did not answer every trial."
+    )
+
+    # --- publishing the dataset (written into every dataset export's metadata)
+    license = models.CharField(
+        max_length=20,
+        choices=LICENSE_CHOICES,
+        default=DEFAULT_LICENSE,
+        help_text="The license the exported dataset is published under.",
+    )
+    citation = models.TextField(
+        blank=True,
+        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
+        "and metadata.",
     )
 
     # Participant numbers drive the balanced order; test sessions count separately

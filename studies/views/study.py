@@ -54,6 +54,8 @@ LABELS = {
     "exclude_incomplete": "Exclude incomplete sessions",
     "seed": "Order seed",
     "min_gap": "Minimum gap between a pair's charts",
+    "license": "Dataset license",
+    "citation": "Citation",
 }
 GROUPS = [
     (
@@ -84,6 +86,7 @@ GROUPS = [
         ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
     ),
     ("Design", ["min_gap", "seed"]),
+    ("Publishing the dataset", ["license", "citation"]),
 ]
 
 
@@ -102,6 +105,7 @@ class StudySettingsForm(forms.Form):
                     "consent_text": TEXTAREA,
                     "instructions_text": TEXTAREA,
                     "debrief_text": forms.Textarea(attrs={"rows": 4}),
+                    "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
                 },
             )
         )
@@ -111,10 +115,16 @@ class StudySettingsForm(forms.Form):
             "Where finished participants are sent, e.g. "
             "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."
         )
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+        self._license = study.license
         if sel.study_design_locked(study):
             for name in setup.DESIGN_FIELDS:
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed: real participants have started."
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self._license
 
 
 class VideoForm(forms.Form):

@@ -35,6 +35,8 @@ SETTINGS_FIELDS = (
     "exclude_incomplete",
     "seed",
     "min_gap",
+    "license",
+    "citation",
 )
 # Changing these after real participants started would break the balance of the
 # order or the meaning of the ids already collected.
