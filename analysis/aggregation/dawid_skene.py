@@ -26,22 +26,38 @@ __all__ = ["fit_dawid_skene"]
 
 def _m_step(data, probas: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """Confusion matrices errors[w, answer, truth], each truth column summing to 1."""
-    counts = np.zeros((len(data.workers), 2, 2))
-    np.add.at(counts, (data.worker_index, data.labels), probas[data.task_index])
+    n_workers = len(data.workers)
+    # bincount over worker * 2 + answer: np.add.at does the same many times slower.
+    cell = data.worker_index * 2 + data.labels
+    counts = np.stack(
+        [
+            np.bincount(cell, weights=probas[data.task_index, truth], minlength=2 * n_workers)
+            for truth in (0, 1)
+        ],
+        axis=1,
+    ).reshape(n_workers, 2, 2)
     # An answer a worker never gave stays at 0, as in crowd-kit, where it has no row.
     errors = np.where(observed[:, :, None], np.maximum(counts, EPS), 0.0)
     return errors / errors.sum(axis=1, keepdims=True)
 
 
 def _log_answers(data, errors: np.ndarray) -> np.ndarray:
-    """log errors[w, answer, :] for every triple (only answers given, so never log 0)."""
-    return np.log(errors[data.worker_index, data.labels])
+    """log errors[w, answer, :] for every triple.
+
+    The log is taken on the small matrix, then indexed; answers a worker never
+    gave (probability 0) are never indexed, so they are set to 1 to avoid log 0.
+    """
+    logs = np.log(np.where(errors > 0, errors, 1.0)).reshape(-1, 2)
+    return logs[data.worker_index * 2 + data.labels]
 
 
 def _e_step(data, priors: np.ndarray, errors: np.ndarray) -> np.ndarray:
     """Posterior over the truth per task, computed in logs and shifted to avoid underflow."""
-    log_likelihood = np.tile(np.log(np.maximum(priors, EPS)), (len(data.tasks), 1))
-    np.add.at(log_likelihood, data.task_index, _log_answers(data, errors))
+    n_tasks = len(data.tasks)
+    answers = _log_answers(data, errors)
+    log_likelihood = np.log(np.maximum(priors, EPS)) + np.column_stack(
+        [np.bincount(data.task_index, weights=answers[:, c], minlength=n_tasks) for c in (0, 1)]
+    )
     scaled = np.exp(log_likelihood - log_likelihood.max(axis=1, keepdims=True))
     return scaled / scaled.sum(axis=1, keepdims=True)
 

@@ -51,8 +51,9 @@ def _e_step(data, spam: np.ndarray, theta: np.ndarray):
     columns = []
     for truth in (0, 1):
         factor = spamming_answer + spam_w[:, 1] * (y == truth)
-        column = np.ones(len(data.tasks))
-        np.multiply.at(column, t, factor)
+        # A product per task as exp of a sum of logs (factors are > 0): bincount is
+        # many times faster than np.multiply.at, and differs by rounding only.
+        column = np.exp(np.bincount(t, weights=np.log(factor), minlength=len(data.tasks)))
         columns.append(column / 2)
     gold = np.column_stack(columns)
     instance = gold.sum(axis=1)
@@ -61,9 +62,10 @@ def _e_step(data, spam: np.ndarray, theta: np.ndarray):
         strategy += gold[t, truth] / (spamming_answer + spam_w[:, 1] * (y == truth))
     strategy *= spamming_answer / instance[t]
     knowing = gold[t, y] * spam_w[:, 1] / (spamming_answer + spam_w[:, 1]) / instance[t]
-    strategy_counts = np.zeros((len(data.workers), 2))
-    np.add.at(strategy_counts, (w, y), strategy)
     n_workers = len(data.workers)
+    strategy_counts = np.bincount(w * 2 + y, weights=strategy, minlength=2 * n_workers).reshape(
+        n_workers, 2
+    )
     knowing_counts = np.column_stack(
         [
             np.bincount(w, weights=strategy, minlength=n_workers),
