@@ -51,6 +51,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "accepting_annotators",
             "license",
             "citation",
+            "aggregation_method",
         ]
         widgets = {
             "guidelines": forms.Textarea(attrs={"rows": 16}),
@@ -63,9 +64,14 @@ class ProjectSettingsForm(forms.ModelForm):
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
         # A form posted without the license (an older page, a script) keeps the current one.
         self.fields["license"].required = False
+        # Nor does one without the aggregation method change it.
+        self.fields["aggregation_method"].required = False
 
     def clean_license(self):
         return self.cleaned_data["license"] or self.instance.license
+
+    def clean_aggregation_method(self):
+        return self.cleaned_data["aggregation_method"] or self.instance.aggregation_method
 
     def clean_split_map_text(self):
         mapping = {}

@@ -13,7 +13,9 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.aggregation import METHODS
 from annotation.api.reports_serializers import (
+    ExportQuerySerializer,
     ReportQuerySerializer,
     ReportStateSerializer,
     TieRuleSerializer,
@@ -221,6 +223,9 @@ class ExportView(APIView):
         parameters=[
             *QUERY_PARAMETERS,
             OpenApiParameter(
+                "method", str, enum=list(METHODS), description="Aggregation method (see above)."
+            ),
+            OpenApiParameter(
                 "fmt", str, OpenApiParameter.PATH, enum=list(EXPORT_FORMATS), description="Format."
             ),
         ],
@@ -244,7 +249,9 @@ class ExportView(APIView):
     )
     def get(self, request, slug, fmt):
         project = _project(request, slug)
-        labels, include = _query(request)
+        form = ExportQuerySerializer(data=request.query_params)
+        form.is_valid(raise_exception=True)
+        labels, include = form.validated_data.get("labels"), form.validated_data["include_excluded"]
         if fmt not in EXPORT_FORMATS:
             return api_not_found()
         export = project_export(
@@ -253,6 +260,7 @@ class ExportView(APIView):
             labels=None if fmt.startswith("labels-") else labels,
             include_excluded=include,
             base_url=request.build_absolute_uri("/").rstrip("/"),
+            method=form.validated_data.get("method"),
         )
         response = StreamingHttpResponse(
             export.byte_chunks(),

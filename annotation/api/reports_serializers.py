@@ -3,6 +3,7 @@ here, the rules stay in the services."""
 
 from rest_framework import serializers
 
+from analysis.aggregation import METHODS
 from annotation.services.reports import LABEL_SOURCES
 from core.api.serializers import JobSerializer
 
@@ -33,6 +34,16 @@ class ReportStateSerializer(serializers.Serializer):
     stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
     report = ReportSnapshotSerializer(allow_null=True)
     job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
+
+
+class ExportQuerySerializer(ReportQuerySerializer):
+    method = serializers.ChoiceField(
+        choices=list(METHODS.items()),
+        required=False,
+        help_text="How annotators' labels are aggregated; the export then carries the method "
+        "and the posteriors. Default: the project's aggregation method (majority vote unless "
+        "changed; with majority and no method the files are as before methods existed).",
+    )
 
 
 class TieRuleSerializer(serializers.Serializer):

@@ -34,6 +34,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "accepting_annotators",
             "license",
             "citation",
+            "aggregation_method",
         ]
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
 

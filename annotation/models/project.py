@@ -9,6 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from analysis.aggregation import METHODS
 from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
 from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 
@@ -84,6 +85,14 @@ class Project(models.Model):
     )
     currency = models.CharField(max_length=3, default="USD")
     tie_rule = models.CharField(max_length=10, choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")], default="negative", help_text="How a majority vote with as many raters for as against an error is decided.")  # fmt: skip
+    aggregation_method = models.CharField(
+        "label aggregation",
+        max_length=20,
+        choices=list(METHODS.items()),
+        default="majority",
+        help_text="How each sentence's annotators' labels become one label per category, in the "
+        "report and exports. Dawid-Skene and MACE weigh annotators by their estimated accuracy.",
+    )
 
     # --- publishing the dataset (written into every dataset export's metadata)
     license = models.CharField(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Sum
 
 from annotation.models import (
     Category,
@@ -295,6 +295,13 @@ def report_fingerprint(project: Project, *, labels: str, include_excluded: bool 
         "items": [items["n"], items["last"]],
         "k": project.annotators_per_item,
         "tie": project.tie_rule,
+        "method": project.aggregation_method,
+        # The report shows control scores beside the aggregation's estimates.
+        "controls": list(
+            Qualification.objects.filter(project=project)
+            .aggregate(n=Sum("controls_done"), score=Sum("control_score_sum"))
+            .values()
+        ),
         "split_map": project.split_map,
         "categories": [(c.key, c.name, c.factual) for c in report_categories(project)],
     }

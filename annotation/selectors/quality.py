@@ -217,3 +217,13 @@ def answers_beside_gold(project: Project, annotator) -> list[dict]:
             )
         out.append({"attempt": attempt, "items": items})
     return out
+
+
+def control_scores(project: Project) -> dict[int, tuple[float | None, int]]:
+    """Annotator id -> (running control score, controls counted), as the quality pages show it."""
+    return {
+        q.annotator_id: (q.control_accuracy, q.controls_done)
+        for q in Qualification.objects.filter(project=project).only(
+            "annotator_id", "controls_done", "control_score_sum"
+        )
+    }

@@ -8,6 +8,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from analysis.aggregation import METHODS
 from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
 from core.errors import ServiceError
@@ -41,6 +42,7 @@ PROJECT_SETTINGS = (
     "accepting_annotators",
     "license",
     "citation",
+    "aggregation_method",
 )
 
 
@@ -104,6 +106,8 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
     for money in ("pay_per_item", "target_hourly_rate"):
         if money in changes and Decimal(changes[money]) < 0:
             errors[money] = ["Use an amount of zero or more."]
+    if "aggregation_method" in changes and changes["aggregation_method"] not in METHODS:
+        errors["aggregation_method"] = [f"Choose one of {', '.join(METHODS)}."]
     if errors:
         raise ValidationError(errors)
     remap = False

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
+from analysis.aggregation import METHODS
 from analysis.captions import DATASET_NAMES, MODEL_NAMES
 from annotation.models import Project
 from annotation.services.exports import (
@@ -151,6 +152,44 @@ def _display(data: dict) -> dict:
     return shown
 
 
+# The downloads that can carry another aggregation method's labels and posteriors.
+METHOD_FORMATS = [
+    ("chocolate", "Aggregated dataset (CHOCOLATE JSON)"),
+    ("report-json", "This report (JSON)"),
+    ("labels-csv", "Every annotator decision (CSV)"),
+    ("labels-jsonl", "Every annotator decision (JSON Lines)"),
+]
+
+
+def _aggregation(data: dict) -> dict | None:
+    """The aggregation part for the page: one row per annotator, a cell per category."""
+    part = data.get("aggregation")
+    if not part:
+        return None
+    names = data.get("annotator_names") or {}
+    rows: dict[str, dict] = {}
+    for e in part["estimates"]:
+        row = rows.setdefault(
+            e["annotator"],
+            {
+                "annotator": e["annotator"],
+                "username": names.get(e["annotator"], ""),
+                "control": _percent(e["control_score"]),
+                "controls": e["controls"],
+                "cells": {},
+            },
+        )
+        row["cells"][e["category"]] = (_number(e["sensitivity"], 2), _number(e["specificity"], 2))
+    keys = [c["key"] for c in data.get("categories", [])]
+    for row in rows.values():
+        row["cells"] = [row["cells"].get(key, ("—", "—")) for key in keys]
+    return {
+        **part,
+        "annotators": list(rows.values()),
+        "uncertain": [{**u, "p": _number(u["p_positive"])} for u in part["uncertain"]],
+    }
+
+
 @researcher_required
 def project_report(request, slug: str):
     project = _visible(request, slug)
@@ -172,6 +211,9 @@ def project_report(request, slug: str):
             "snapshot": snapshot,
             "data": data,
             "shown": _display(data) if data else None,
+            "aggregation": _aggregation(data) if data else None,
+            "methods": list(METHODS.items()),
+            "method_formats": METHOD_FORMATS,
             "job": job,
             "busy": busy,
             "failed": job is not None and job.state == Job.State.FAILED and stale,
@@ -257,6 +299,7 @@ def project_download(request, slug: str, fmt: str):
             labels=None if fmt.startswith("labels-") else labels,
             include_excluded=include,
             base_url=request.build_absolute_uri("/").rstrip("/"),
+            method=request.GET.get("method") or None,
         )
     except ValidationError:
         raise Http404("No such export.") from None

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from analysis.aggregation import METHODS
 from annotation.models import Project
 from annotation.services.exports import EXPORT_FORMATS, project_export
 
@@ -26,6 +27,12 @@ class Command(BaseCommand):
             help="For chocolate and report-json: the annotators' aggregated labels or the "
             "imported reference labels (default: annotators' once there are any).",
         )
+        parser.add_argument(
+            "--method",
+            choices=list(METHODS),
+            help="How annotators' labels are aggregated; the export then carries the method "
+            "and the posteriors (default: the project's aggregation method).",
+        )
         parser.add_argument("--output", help="Write to this file instead of stdout.")
         parser.add_argument(
             "--include-excluded",
@@ -39,7 +46,9 @@ class Command(BaseCommand):
             "export as absolute URLs instead of file names.",
         )
 
-    def handle(self, *args, project, fmt, labels, output, include_excluded, base_url, **options):
+    def handle(
+        self, *args, project, fmt, labels, method, output, include_excluded, base_url, **options
+    ):
         target = Project.objects.filter(slug=project).first()
         if target is None:
             raise CommandError(f"No annotation project with slug {project!r}.")
@@ -57,6 +66,7 @@ class Command(BaseCommand):
                 labels=labels,
                 include_excluded=include_excluded,
                 base_url=base_url,
+                method=method,
             )
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None

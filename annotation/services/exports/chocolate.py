@@ -3,7 +3,9 @@
 One record per labelled item, keys in the order of the released
 ``chocolate.json`` (sentences, labels, model, dataset, image_path, _id), so
 the project's importer reads it back with nothing lost: the same ids,
-sentences (exactly as stored), labels, model, dataset and chart.
+sentences (exactly as stored), labels, model, dataset and chart. With an
+aggregation method chosen, each record also names it (``aggregation``) and
+gives ``posteriors``: per sentence, P(label = 1) per category key.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from django.conf import settings
 
 from annotation.models import Project
 from annotation.selectors.agreement import item_records
-from annotation.services.reports.aggregate import aggregated_labels
+from annotation.services.reports.aggregate import aggregated_labels, aggregated_with_posteriors
 
 
 def image_path(image: str, image_url: str, base_url: str = "") -> str:
@@ -41,16 +43,31 @@ def chocolate_records(
     labels: str = "annotators",
     include_excluded: bool = False,
     base_url: str = "",
+    method: str | None = None,
+    posteriors: bool = False,
 ) -> Iterator[dict]:
-    """Records of every item with labels from ``labels`` (annotators' majority vote or reference)."""
-    aggregated = aggregated_labels(project, labels=labels, include_excluded=include_excluded)
+    """Records of every item with labels from ``labels`` (annotators' aggregated labels or reference).
+
+    ``method`` defaults to the project's; ``posteriors`` (annotators' labels only)
+    adds the method and the posteriors to each record.
+    """
+    posteriors = posteriors and labels == "annotators"
+    if posteriors:
+        method = method or project.aggregation_method
+        aggregated, arrays, keys = aggregated_with_posteriors(
+            project, include_excluded=include_excluded, method=method
+        )
+    else:
+        aggregated = aggregated_labels(
+            project, labels=labels, include_excluded=include_excluded, method=method
+        )
     if not aggregated:
         return
     for pk, external_id, sentences, model, dataset, _split, image, url in item_records(project):
         item_labels = aggregated.get(pk)
         if item_labels is None or len(item_labels) != len(sentences):
             continue
-        yield {
+        record = {
             "sentences": sentences,
             "labels": item_labels,
             "model": model,
@@ -58,6 +75,23 @@ def chocolate_records(
             "image_path": image_path(image, url, base_url),
             "_id": external_id,
         }
+        if posteriors:
+            record["aggregation"] = method
+            record["posteriors"] = _posteriors(arrays.get(pk), keys, len(sentences))
+        yield record
+
+
+def _posteriors(arrays, keys: list[str], sentences: int) -> list[dict[str, float | None]]:
+    """Per sentence {category key: P(label = 1)}, rounded to 6 places (None: nobody decided)."""
+    if arrays is None:
+        return [dict.fromkeys(keys) for _ in range(sentences)]
+    rows = arrays[1].tolist()
+    return [
+        {key: (None if p != p else round(p, 6)) for key, p in zip(keys, rows[n], strict=True)}
+        if n < len(rows)
+        else dict.fromkeys(keys)
+        for n in range(sentences)
+    ]
 
 
 def chocolate_chunks(records) -> Iterator[str]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 
+from analysis.aggregation import METHODS
 from annotation.models import Project
 from annotation.selectors.agreement import counted_label_sets, report_fingerprint
 from annotation.services.exports.chocolate import chocolate_chunks, chocolate_records
@@ -51,8 +52,18 @@ def default_label_source(project: Project) -> str:
     return "annotators"
 
 
-def current_report_data(*, project: Project, labels: str, include_excluded: bool = False) -> dict:
-    """The stored report when it is up to date, else one computed (and stored) now."""
+def current_report_data(
+    *, project: Project, labels: str, include_excluded: bool = False, method: str | None = None
+) -> dict:
+    """The stored report when it is up to date, else one computed (and stored) now.
+
+    A ``method`` other than the project's is computed for this export only: the
+    stored snapshot stays the project's.
+    """
+    if labels == "annotators" and method not in (None, project.aggregation_method):
+        return report_compute(
+            project=project, labels=labels, include_excluded=include_excluded, method=method
+        ).data
     snapshot = report_latest(project=project, labels=labels, include_excluded=include_excluded)
     fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
     if snapshot is not None and snapshot.fingerprint == fingerprint:
@@ -71,32 +82,53 @@ def project_export(
     labels: str | None = None,
     include_excluded: bool = False,
     base_url: str = "",
+    method: str | None = None,
 ) -> ExportFile:
-    """The file of ``fmt`` for ``project``; raw label formats take no label source."""
+    """The file of ``fmt`` for ``project``; raw label formats take no label source.
+
+    ``method`` aggregates the annotators' labels (default: the project's method).
+    When a method is chosen here or on the project, the files carry it and the
+    posteriors; with neither (majority vote) they are exactly as before methods existed.
+    """
     if fmt not in EXPORT_FORMATS:
         raise ValidationError(
             {"format": [f"Unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}."]}
         )
     if labels is not None and labels not in LABEL_SOURCES:
         raise ValidationError({"labels": ["Choose annotators or reference labels."]})
-    slug = project.slug
+    if method is not None and method not in METHODS:
+        raise ValidationError({"method": [f"Choose one of {', '.join(METHODS)}."]})
+    carry = method is not None or project.aggregation_method != "majority"
+    chosen = (method or project.aggregation_method) if carry else None
+    slug, suffix = project.slug, f"-{chosen}" if carry else ""
     if fmt == "labels-csv":
-        return ExportFile(f"{slug}-labels.csv", "text/csv", labels_csv_chunks(project=project))
+        chunks = labels_csv_chunks(project=project, method=chosen)
+        return ExportFile(f"{slug}-labels{suffix}.csv", "text/csv", chunks)
     if fmt == "labels-jsonl":
-        return ExportFile(
-            f"{slug}-labels.jsonl", "application/x-ndjson", labels_jsonl_chunks(project=project)
-        )
+        chunks = labels_jsonl_chunks(project=project, method=chosen)
+        return ExportFile(f"{slug}-labels{suffix}.jsonl", "application/x-ndjson", chunks)
     labels = labels or default_label_source(project)
     if fmt == "dataset-zip":
         data = dataset_zip_bytes(
             project=project, labels=labels, include_excluded=include_excluded, base_url=base_url
         )
         return ExportFile(f"{slug}-dataset-{labels}.zip", "application/zip", iter([data]), True)
+    suffix = suffix if labels == "annotators" else ""
     if fmt == "chocolate":
         records = chocolate_records(
-            project=project, labels=labels, include_excluded=include_excluded, base_url=base_url
+            project=project,
+            labels=labels,
+            include_excluded=include_excluded,
+            base_url=base_url,
+            method=chosen,
+            posteriors=carry,
         )
-        return ExportFile(f"{slug}-{labels}.json", "application/json", chocolate_chunks(records))
-    data = current_report_data(project=project, labels=labels, include_excluded=include_excluded)
-    text = json.dumps(report_document(data), ensure_ascii=False, indent=1) + "\n"
-    return ExportFile(f"{slug}-report-{labels}.json", "application/json", iter([text]))
+        return ExportFile(
+            f"{slug}-{labels}{suffix}.json", "application/json", chocolate_chunks(records)
+        )
+    data = current_report_data(
+        project=project, labels=labels, include_excluded=include_excluded, method=chosen
+    )
+    document = report_document(data, with_aggregation=carry)
+    text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    return ExportFile(f"{slug}-report-{labels}{suffix}.json", "application/json", iter([text]))

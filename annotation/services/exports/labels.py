@@ -3,7 +3,10 @@
 Annotators appear under their pseudonymous project ids (A01, A02 ...), never by
 account name. Every label set is exported, counted or not, with the
 annotator's qualification state and, for a label set that is left out of
-aggregation and agreement, the reason.
+aggregation and agreement, the reason. With an aggregation method chosen,
+each row also carries the method, the sentence's aggregated label for the
+category and its posterior P(label = 1) (AGGREGATE_COLUMNS; empty where no
+counted label set decided the sentence).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from annotation.selectors.agreement import (
     label_set_rows,
     report_categories,
 )
+from annotation.services.reports.aggregate import aggregated_with_posteriors
 from core.csv_safety import csv_dict_writer
 
 LABEL_COLUMNS = (
@@ -36,19 +40,24 @@ LABEL_COLUMNS = (
     "leased_at",
     "submitted_at",
 )
+AGGREGATE_COLUMNS = ("method", "aggregated", "p_positive")
 
 
 def _time(value) -> str:
     return value.isoformat() if value is not None else ""
 
 
-def label_rows(*, project: Project) -> Iterator[dict]:
+def label_rows(*, project: Project, method: str | None = None) -> Iterator[dict]:
+    """Rows of LABEL_COLUMNS, plus AGGREGATE_COLUMNS when ``method`` is given."""
     keys = [c.key for c in report_categories(project)]
+    arrays = {}
+    if method is not None:
+        _labels, arrays, _keys = aggregated_with_posteriors(project, method=method)
     pseudonyms = annotator_pseudonyms(project)
     states = annotator_states(project)
     flags = label_set_flags(project)
     for row in label_set_rows(project):
-        label_set, _item, external_id, annotator, labels, seconds, leased, submitted = row
+        label_set, item, external_id, annotator, labels, seconds, leased, submitted = row
         shared = {
             "annotator": pseudonyms.get(annotator, f"A?{annotator}"),
             "annotator_state": states.get(annotator, "not a member"),
@@ -59,24 +68,45 @@ def label_rows(*, project: Project) -> Iterator[dict]:
             "leased_at": _time(leased),
             "submitted_at": _time(submitted),
         }
+        aggregate = arrays.get(item)
         for sentence, marked in enumerate(labels):
             marked = set(marked)
-            for key in keys:
-                yield {
+            for j, key in enumerate(keys):
+                row = {
                     "item": external_id,
                     "sentence": sentence,
                     "category": key,
                     "value": key in marked,
                     **shared,
                 }
+                if method is not None:
+                    row.update(_aggregate_cells(method, aggregate, sentence, j))
+                yield row
 
 
-def labels_csv_chunks(*, project: Project, rows_per_chunk: int = 2000) -> Iterator[str]:
+def _aggregate_cells(method: str, aggregate, sentence: int, column: int) -> dict:
+    value = p = None
+    if aggregate is not None and sentence < len(aggregate[0]):
+        label, posterior = aggregate[0][sentence, column], aggregate[1][sentence, column]
+        if label == label:  # not NaN
+            value, p = bool(label), round(float(posterior), 6)
+    return {"method": method, "aggregated": value, "p_positive": p}
+
+
+def labels_csv_chunks(
+    *, project: Project, method: str | None = None, rows_per_chunk: int = 2000
+) -> Iterator[str]:
     buffer = io.StringIO()
-    writer = csv_dict_writer(buffer, LABEL_COLUMNS, lineterminator="\n")
+    columns = LABEL_COLUMNS + (AGGREGATE_COLUMNS if method is not None else ())
+    writer = csv_dict_writer(buffer, columns, lineterminator="\n")
     writer.writeheader()
-    for n, row in enumerate(label_rows(project=project), start=1):
-        writer.writerow({**row, "value": int(row["value"]), "counted": int(row["counted"])})
+    for n, row in enumerate(label_rows(project=project, method=method), start=1):
+        row = {**row, "value": int(row["value"]), "counted": int(row["counted"])}
+        if method is not None:
+            aggregated = row["aggregated"]
+            row["aggregated"] = "" if aggregated is None else int(aggregated)
+            row["p_positive"] = "" if row["p_positive"] is None else row["p_positive"]
+        writer.writerow(row)
         if n % rows_per_chunk == 0:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -84,9 +114,11 @@ def labels_csv_chunks(*, project: Project, rows_per_chunk: int = 2000) -> Iterat
     yield buffer.getvalue()
 
 
-def labels_jsonl_chunks(*, project: Project, rows_per_chunk: int = 2000) -> Iterator[str]:
+def labels_jsonl_chunks(
+    *, project: Project, method: str | None = None, rows_per_chunk: int = 2000
+) -> Iterator[str]:
     lines = []
-    for row in label_rows(project=project):
+    for row in label_rows(project=project, method=method):
         lines.append(json.dumps(row, ensure_ascii=False))
         if len(lines) >= rows_per_chunk:
             yield "\n".join(lines) + "\n"

@@ -31,6 +31,14 @@ TABLES = {
          "factual_ties", "decisions_share", "decisions_agree", "decisions_counted",
          "nonfactual_share", "marks_per_sentence"),
     ),
+    "annotator-estimates": (
+        ("aggregation", "estimates"),
+        ("annotator", "category", "sensitivity", "specificity", "control_score", "controls"),
+    ),
+    "uncertain": (
+        ("aggregation", "uncertain"),
+        ("item", "sentence", "category", "p_positive", "label", "text"),
+    ),
     "factuality": (
         ("tables", "factuality"),
         ("split", "captions", "factual_captions", "nonfactual_captions", "sentences",
@@ -46,10 +54,17 @@ class NoSuchTable(LookupError):
     pass
 
 
-def report_document(data: dict) -> dict:
-    """The stored report as published: without the annotators' account names."""
+def report_document(data: dict, *, with_aggregation: bool = True) -> dict:
+    """The stored report as published: without the annotators' account names.
+
+    ``with_aggregation=False`` leaves out the aggregation part (annotator
+    estimates, least certain labels), giving the document as it was before
+    aggregation methods existed.
+    """
     document = copy.deepcopy(data)
     document.pop("annotator_names", None)
+    if not with_aggregation:
+        document.pop("aggregation", None)
     return document
 
 

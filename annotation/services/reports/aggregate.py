@@ -1,7 +1,9 @@
-"""Aggregated labels: the annotators' majority vote, or the imported reference labels.
+"""Aggregated labels: the annotators' labels aggregated by a method, or the imported reference labels.
 
 Both sources end as the same thing, ``{item id: one list of category keys per
-sentence}``, which the dataset tables and the CHOCOLATE export consume.
+sentence}``, which the dataset tables and the CHOCOLATE export consume. The
+method is the project's ``aggregation_method`` unless one is chosen; majority
+vote reads the same votes as the agreement statistics.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from annotation.selectors.agreement import (
     reference_labels,
     report_categories,
 )
+from annotation.services.reports.methods import check_method, method_aggregate, per_item
 
 LABEL_SOURCES = ("annotators", "reference")
 
@@ -49,14 +52,46 @@ def labels_from_votes(votes: pd.DataFrame, categories: list[str]) -> dict[int, l
     return result
 
 
+def method_frame(decisions: LabelDecisions, *, project: Project, method: str) -> pd.DataFrame:
+    """item, sentence, category, value (and for models p_positive) aggregated by ``method``."""
+    if method == "majority":
+        # The very votes the agreement statistics and earlier exports used.
+        votes = votes_frame(decisions, tie=project.tie_rule)
+        return votes.assign(p_positive=votes["n_positive"] / votes["n_raters"])
+    return method_aggregate(decisions, method=method, tie=project.tie_rule).frame
+
+
+def _annotator_frame(project: Project, *, include_excluded: bool, method: str | None):
+    method = check_method(method or project.aggregation_method)
+    categories = [c.key for c in report_categories(project)]
+    decisions = label_decisions(project, categories=categories, include_excluded=include_excluded)
+    return method_frame(decisions, project=project, method=method), categories
+
+
 def aggregated_labels(
-    project: Project, *, labels: str = "annotators", include_excluded: bool = False
+    project: Project,
+    *,
+    labels: str = "annotators",
+    include_excluded: bool = False,
+    method: str | None = None,
 ) -> dict[int, list[list[str]]]:
-    """Labels per item id from the chosen source; items without labels are absent."""
+    """Labels per item id from the chosen source; items without labels are absent.
+
+    ``method`` (annotators' labels only) defaults to the project's aggregation method.
+    """
     if labels not in LABEL_SOURCES:
         raise ValueError(f"unknown label source {labels!r}; use annotators or reference")
     if labels == "reference":
         return reference_labels(project)
-    categories = [c.key for c in report_categories(project)]
-    decisions = label_decisions(project, categories=categories, include_excluded=include_excluded)
-    return labels_from_votes(votes_frame(decisions, tie=project.tie_rule), categories)
+    frame, categories = _annotator_frame(project, include_excluded=include_excluded, method=method)
+    return labels_from_votes(frame, categories)
+
+
+def aggregated_with_posteriors(
+    project: Project, *, include_excluded: bool = False, method: str | None = None
+) -> tuple[dict[int, list[list[str]]], dict[int, tuple[np.ndarray, np.ndarray]], list[str]]:
+    """The annotators' labels of :func:`aggregated_labels`, and per item the arrays of
+    :func:`~annotation.services.reports.methods.per_item` (sentences x categories: label
+    and P(label = 1); for majority vote the share of annotators who marked it), and the keys."""
+    frame, categories = _annotator_frame(project, include_excluded=include_excluded, method=method)
+    return labels_from_votes(frame, categories), per_item(frame, categories), categories

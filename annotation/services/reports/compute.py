@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from analysis.aggregation import METHODS
 from annotation.models import Item, Project
 from annotation.selectors.agreement import (
     annotator_pseudonyms,
@@ -28,6 +29,8 @@ from annotation.services.reports.aggregate import (
     votes_frame,
 )
 from annotation.services.reports.agreement import agreement_section
+from annotation.services.reports.estimates import aggregation_section
+from annotation.services.reports.methods import check_method, method_aggregate
 from annotation.services.reports.tables import dataset_tables
 from core.models import User
 
@@ -69,52 +72,92 @@ def labelled_records(project: Project, labels: dict[int, list[list[str]]]) -> li
     return records
 
 
+def _annotator_names(pseudonyms: dict[int, str]) -> dict[str, str]:
+    usernames = dict(User.objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
+    return {pseudonym: usernames.get(pk, "") for pk, pseudonym in pseudonyms.items()}
+
+
+def _from_annotators(
+    project: Project,
+    *,
+    categories: list,
+    pseudonyms: dict,
+    include_excluded: bool,
+    method: str,
+    progress: Callable[[float, str], None],
+    notes: list,
+    summary: dict,
+) -> tuple[dict | None, dict, dict]:
+    """Agreement, the aggregated labels and the aggregation part, from the annotators' labels."""
+    keys = [c.key for c in categories]
+    progress(0.05, "Reading labels")
+    decisions = label_decisions(project, categories=keys, include_excluded=include_excluded)
+    if decisions.unknown_keys:
+        notes.append(
+            "Label sets use categories the project no longer has, left out: "
+            + ", ".join(sorted(decisions.unknown_keys))
+        )
+    progress(0.3, "Aggregating by majority vote")
+    votes = votes_frame(decisions, tie=project.tie_rule)
+    progress(0.4, "Computing agreement")
+    agreement = agreement_section(
+        decisions,
+        votes,
+        k=project.annotators_per_item,
+        categories=categories,
+        pseudonyms=pseudonyms,
+        external_ids=item_ids(project) if len(decisions) else {},
+    )
+    progress(0.55, f"Aggregating by {METHODS[method]}")
+    result = method_aggregate(decisions, method=method, tie=project.tie_rule)
+    # Majority labels come from the votes above, exactly as before methods existed.
+    aggregated = labels_from_votes(votes if method == "majority" else result.frame, keys)
+    aggregation = aggregation_section(project, result, categories=categories, pseudonyms=pseudonyms)
+    summary.update(
+        label_sets=decisions.label_sets,
+        annotators=len(set(decisions.rater.tolist())),
+        items_labelled=len(aggregated),
+        items_complete=agreement["items_complete"] if agreement else 0,
+    )
+    return agreement, aggregated, aggregation
+
+
 def report_compute(
     *,
     project: Project,
     labels: str = "annotators",
     include_excluded: bool = False,
     progress: Callable[[float, str], None] = _quiet,
+    method: str | None = None,
 ) -> ComputedReport:
-    """Compute the whole report of ``project`` over the chosen labels."""
+    """Compute the whole report of ``project`` over the chosen labels.
+
+    ``method`` aggregates the annotators' labels instead of the project's
+    aggregation method (for an export; the stored snapshot uses the project's).
+    """
     if labels not in LABEL_SOURCES:
         raise ValueError(f"unknown label source {labels!r}; use annotators or reference")
     started_at = timezone.now()
     clock = time.monotonic()
     fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
     categories = report_categories(project)
-    keys = [c.key for c in categories]
     k = project.annotators_per_item
     pseudonyms = annotator_pseudonyms(project)
     notes = []
     agreement = None
     summary = {"items": Item.objects.filter(project=project).count()}
 
+    aggregation = None
     if labels == "annotators":
-        progress(0.05, "Reading labels")
-        decisions = label_decisions(project, categories=keys, include_excluded=include_excluded)
-        if decisions.unknown_keys:
-            notes.append(
-                "Label sets use categories the project no longer has, left out: "
-                + ", ".join(sorted(decisions.unknown_keys))
-            )
-        progress(0.3, "Aggregating by majority vote")
-        votes = votes_frame(decisions, tie=project.tie_rule)
-        progress(0.45, "Computing agreement")
-        agreement = agreement_section(
-            decisions,
-            votes,
-            k=k,
+        agreement, aggregated, aggregation = _from_annotators(
+            project,
             categories=categories,
             pseudonyms=pseudonyms,
-            external_ids=item_ids(project) if len(decisions) else {},
-        )
-        aggregated = labels_from_votes(votes, keys)
-        summary.update(
-            label_sets=decisions.label_sets,
-            annotators=len(set(decisions.rater.tolist())),
-            items_labelled=len(aggregated),
-            items_complete=agreement["items_complete"] if agreement else 0,
+            include_excluded=include_excluded,
+            method=check_method(method or project.aggregation_method),
+            progress=progress,
+            notes=notes,
+            summary=summary,
         )
     else:
         aggregated = aggregated_labels(project, labels="reference")
@@ -129,10 +172,7 @@ def report_compute(
             if labels == "annotators"
             else "No item has reference labels."
         )
-    names = {}
-    if labels == "annotators":
-        usernames = dict(User.objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
-        names = {pseudonym: usernames.get(pk, "") for pk, pseudonym in pseudonyms.items()}
+    names = _annotator_names(pseudonyms) if labels == "annotators" else {}
     data = {
         "version": REPORT_VERSION,
         "project": project.slug,
@@ -145,6 +185,7 @@ def report_compute(
         "categories": [{"key": c.key, "name": c.name, "factual": c.factual} for c in categories],
         "summary": summary,
         "agreement": agreement,
+        "aggregation": aggregation,
         "tables": tables,
         "notes": notes,
         # Only for the researcher's page; exports leave it out.

@@ -1,0 +1,100 @@
+"""The report's aggregation part: annotator estimates beside control scores, least certain labels.
+
+For the project's aggregation method: each annotator's estimated sensitivity
+P(marks the category | the sentence has the error) and specificity
+P(leaves it unmarked | the sentence has no such error), per category, next to
+their running control score from the quality pages (``Qualification.control_accuracy``,
+scored by the project's control rule); and the sentence-category labels whose
+posterior P(label = 1) is closest to 0.5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.aggregation import METHODS
+from analysis.json_safe import finite_or_none
+from annotation.models import Project, QualityPolicy
+from annotation.selectors.agreement import CategoryInfo, item_records
+from annotation.selectors.quality import control_scores
+from annotation.services.reports.methods import MethodResult
+
+UNCERTAIN_ROWS = 25
+
+
+def _estimate_rows(result: MethodResult, pseudonyms: dict, controls: dict) -> list[dict]:
+    rows = []
+    for r in result.estimates.itertuples(index=False):
+        score, done = controls.get(int(r.rater), (None, 0))
+        rows.append(
+            {
+                "annotator": pseudonyms.get(int(r.rater), str(r.rater)),
+                "category": r.category,
+                "sensitivity": finite_or_none(r.sensitivity),
+                "specificity": finite_or_none(r.specificity),
+                "control_score": finite_or_none(score),
+                "controls": int(done),
+            }
+        )
+    rows.sort(key=lambda row: row["annotator"])
+    return rows
+
+
+def _least_certain(frame: pd.DataFrame, categories: list[CategoryInfo]) -> pd.DataFrame:
+    """The UNCERTAIN_ROWS rows with P(label = 1) closest to 0.5, in item/sentence/category order on ties."""
+    if frame.empty:
+        return frame
+    order = {c.key: j for j, c in enumerate(categories)}
+    distance = np.abs(frame["p_positive"].to_numpy(dtype=float) - 0.5)
+    ranked = np.lexsort(
+        (
+            frame["category"].map(order).to_numpy(),
+            frame["sentence"].to_numpy(),
+            frame["item"].to_numpy(),
+            np.round(distance, 12),
+        )
+    )
+    return frame.iloc[ranked[:UNCERTAIN_ROWS]]
+
+
+def _uncertain_rows(project: Project, rows: pd.DataFrame) -> list[dict]:
+    wanted = set(rows["item"].astype(int).tolist())
+    texts = {
+        pk: (external_id, sentences)
+        for pk, external_id, sentences, *_ in item_records(project, ids=wanted)
+    }
+    result = []
+    for r in rows.itertuples(index=False):
+        external_id, sentences = texts.get(int(r.item), ("", []))
+        sentence = int(r.sentence)
+        result.append(
+            {
+                "item": external_id,
+                "sentence": sentence,
+                "category": r.category,
+                "p_positive": finite_or_none(r.p_positive),
+                "label": bool(r.value),
+                "text": sentences[sentence] if sentence < len(sentences) else "",
+            }
+        )
+    return result
+
+
+def aggregation_section(
+    project: Project,
+    result: MethodResult,
+    *,
+    categories: list[CategoryInfo],
+    pseudonyms: dict[int, str],
+) -> dict:
+    """The JSON part: method, per (annotator, category) estimates, least certain labels."""
+    policy = QualityPolicy.objects.filter(project=project).first() or QualityPolicy()
+    return {
+        "method": result.method,
+        "method_name": METHODS[result.method],
+        "estimated": result.method != "majority",
+        "control_rule": policy.control_rule,
+        "estimates": _estimate_rows(result, pseudonyms, control_scores(project)),
+        "uncertain": _uncertain_rows(project, _least_certain(result.frame, categories)),
+    }

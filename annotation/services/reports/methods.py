@@ -1,0 +1,108 @@
+"""Labels aggregated by the project's (or a chosen) method, with posteriors and annotator estimates.
+
+The models are in :mod:`analysis.aggregation`; here each category's decisions
+become (sentence, annotator, 0/1) triples and the results go back to item and
+sentence ids and pseudonymous annotator ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.aggregation import METHODS, aggregate_binary
+from annotation.selectors.agreement import LabelDecisions
+
+# Sentence indexes fit in 20 bits (a caption of a million sentences is no caption).
+_SENTENCE_BITS = 20
+FRAME_COLUMNS = ["item", "sentence", "category", "value", "p_positive"]
+ESTIMATE_COLUMNS = ["rater", "category", "sensitivity", "specificity"]
+
+
+@dataclass
+class MethodResult:
+    """``frame``: one row per (item, sentence, category) with the label and P(label = 1);
+    ``estimates``: one row per (annotator, category) with sensitivity and specificity."""
+
+    method: str
+    frame: pd.DataFrame
+    estimates: pd.DataFrame
+
+
+def check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ValueError(f"unknown aggregation method {method!r}; use one of {', '.join(METHODS)}")
+    return method
+
+
+def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> MethodResult:
+    """Aggregate every category of ``decisions`` with ``method`` (majority keeps ``tie``)."""
+    check_method(method)
+    if not len(decisions):
+        return MethodResult(
+            method, pd.DataFrame(columns=FRAME_COLUMNS), pd.DataFrame(columns=ESTIMATE_COLUMNS)
+        )
+    sentence_code = (decisions.item.astype(np.int64) << _SENTENCE_BITS) | decisions.sentence
+    frames, estimates = [], []
+    for j, key in enumerate(decisions.categories):
+        result = aggregate_binary(
+            method, sentence_code, decisions.rater, decisions.marks[:, j].astype(np.int64), tie=tie
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "item": result.tasks >> _SENTENCE_BITS,
+                    "sentence": result.tasks & ((1 << _SENTENCE_BITS) - 1),
+                    "category": key,
+                    "value": result.labels.astype(bool),
+                    "p_positive": result.p_positive,
+                }
+            )
+        )
+        estimates.append(
+            pd.DataFrame(
+                {
+                    "rater": result.workers,
+                    "category": key,
+                    "sensitivity": result.sensitivity,
+                    "specificity": result.specificity,
+                }
+            )
+        )
+    frame = pd.concat(frames, ignore_index=True)
+    order = {key: j for j, key in enumerate(decisions.categories)}
+    frame = frame.iloc[
+        np.lexsort((frame["category"].map(order), frame["sentence"], frame["item"]))
+    ].reset_index(drop=True)
+    return MethodResult(method, frame, pd.concat(estimates, ignore_index=True))
+
+
+def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """{item id: (labels, P(label = 1))}, each a sentences x categories array in ``keys`` order.
+
+    Arrays per item rather than a dict per (item, sentence, category): an export of
+    100,000 sentences stays a few megabytes. A cell no annotator decided is NaN.
+    """
+    if frame.empty:
+        return {}
+    order = {key: j for j, key in enumerate(keys)}
+    items = frame["item"].to_numpy(dtype=np.int64)
+    sentences = frame["sentence"].to_numpy(dtype=np.int64)
+    codes = frame["category"].astype(str).map(order).to_numpy()
+    known = ~pd.isna(codes)
+    items, sentences = items[known], sentences[known]
+    codes = codes[known].astype(np.int64)
+    values = frame["value"].to_numpy(dtype=float)[known]
+    p_positive = frame["p_positive"].to_numpy(dtype=float)[known]
+    ranked = np.argsort(items, kind="stable")
+    unique, starts = np.unique(items[ranked], return_index=True)
+    result = {}
+    for item, rows in zip(unique.tolist(), np.split(ranked, starts[1:]), strict=True):
+        shape = (int(sentences[rows].max()) + 1, len(keys))
+        labels, posterior = np.full(shape, np.nan), np.full(shape, np.nan)
+        labels[sentences[rows], codes[rows]] = values[rows]
+        posterior[sentences[rows], codes[rows]] = p_positive[rows]
+        result[item] = (labels, posterior)
+    return result
