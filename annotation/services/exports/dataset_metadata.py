@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from analysis.aggregation import METHODS
 from annotation.models import Project
 from annotation.selectors.agreement import CategoryInfo
 from annotation.selectors.dataset import dataset_collection_facts
@@ -50,7 +51,18 @@ def sentence_columns(categories: list[CategoryInfo]) -> tuple[Field, ...]:
     )  # fmt: skip
 
 
+def _label_source(project: Project, labels: str) -> str:
+    # The annotators' labels follow the project's aggregation method, as the export does.
+    if labels != "annotators" or project.aggregation_method == "majority":
+        return SOURCES[labels]
+    return (
+        f"the annotators' labels aggregated per sentence and category with "
+        f"{METHODS[project.aggregation_method]} (an error where its posterior is above 0.5)"
+    )
+
+
 def _procedure(project: Project, labels: str, categories, facts: dict) -> str:
+    by_vote = labels == "annotators" and project.aggregation_method == "majority"
     names = ", ".join(c.name for c in categories)
     tie = "no error" if project.tie_rule == "negative" else "an error"
     return (
@@ -58,7 +70,7 @@ def _procedure(project: Project, labels: str, categories, facts: dict) -> str:
         f"project's guidelines, and marked each sentence with any of {len(categories)} error "
         f"categories ({names}). Each caption is labelled by {project.annotators_per_item} "
         f"different annotators. The labels in sentences.csv and chocolate.json are "
-        f"{SOURCES[labels]}" + (f"; a tie counts as {tie}." if labels == "annotators" else ".")
+        f"{_label_source(project, labels)}" + (f"; a tie counts as {tie}." if by_vote else ".")
     )
 
 
