@@ -20,13 +20,17 @@ help:
 	@echo "make bench  - run the benchmarks in bench/"
 
 $(BIN)/python:
+	@echo "==> Creating the virtualenv in $(VENV) ..."
 	$(PYTHON) -m venv $(VENV)
 
+# pip is quiet (no progress bars), but each phase says what it is doing and errors show.
 $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	@echo "==> Installing Python packages into $(VENV) (2-3 min on a fresh machine) ..."
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+	@echo "==> Python packages installed."
 
 install: $(STAMP)
 
@@ -43,12 +47,10 @@ migrate: install
 demo-data: migrate
 	$(BIN)/python manage.py load_demo
 
-demo: demo-data
-	@echo ""
-	@echo "  Chartroom demo is starting on http://$(HOST):$(PORT)/"
-	@$(BIN)/python manage.py demo_info --base-url http://$(HOST):$(PORT)
-	@echo ""
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+# One process migrates, loads the demo data (skipping what is already there), prints the
+# logins and serves: a second `make demo` is up in seconds (demo/management/commands/demo_serve.py).
+demo: install
+	@$(BIN)/python manage.py demo_serve $(HOST):$(PORT)
 
 # The participant link, annotator-new's qualification rounds and the demo annotation
 # project go back to how `make demo` first made them; the server can keep running.
