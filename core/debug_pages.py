@@ -29,35 +29,46 @@ logger = logging.getLogger("django.request")
 LEFT_TO_OTHERS = (ServiceError, PermissionDenied, BadRequest, SuspiciousOperation)
 
 
-def _shows_debug_pages(request) -> bool:
-    if not settings.DEBUG or getattr(settings, "CHARTROOM_DEBUG_PAGES", False):
-        return True  # without DEBUG Django already uses the project's handlers
+def _debug_pages_for_all() -> bool:
+    # Without DEBUG, Django already answers with the project's handlers.
+    return not settings.DEBUG or getattr(settings, "CHARTROOM_DEBUG_PAGES", False)
+
+
+def _is_staff(request) -> bool:
     user = getattr(request, "user", None)
     return bool(user is not None and user.is_authenticated and user.is_staff)
 
 
+def _matches_no_url(request) -> bool:
+    try:
+        resolve(request.path_info)
+    except Resolver404:
+        return True
+    return False
+
+
 class DebugErrorPagesMiddleware:
     """Listed after AuthenticationMiddleware (it asks who is signed in) and after
-    CommonMiddleware, whose APPEND_SLASH redirect still sees the 404 it answers."""
+    CommonMiddleware, whose APPEND_SLASH redirect still sees the 404 it answers.
+    The signed-in user is looked up only for an error, never on the way in."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if not _shows_debug_pages(request):
-            try:
-                resolve(request.path_info)
-            except Resolver404:
-                from core.views import page_not_found
+        if not _debug_pages_for_all() and _matches_no_url(request) and not _is_staff(request):
+            from core.views import page_not_found
 
-                return page_not_found(request)
+            return page_not_found(request)
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if _shows_debug_pages(request) or isinstance(exception, LEFT_TO_OTHERS):
+        if _debug_pages_for_all() or isinstance(exception, LEFT_TO_OTHERS):
             return None
         if is_database_unavailable(exception):
             return None  # ApiErrorMiddleware answers 503 with Retry-After
+        if _is_staff(request):
+            return None
         from core.views import page_not_found, server_error_page
 
         if isinstance(exception, Http404):
