@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 help:
 	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
-	@echo "make demo-reset - put the demo back to its first state (participant link, annotator-new, demo projects)"
+	@echo "make demo-reset - put the demo back to its first state (demo study and participant link, annotator-new, demo projects)"
 	@echo "make test   - run the test suite (SQLite and eager tasks unless DATABASE_URL/CELERY_BROKER_URL are set)"
 	@echo "make lint   - ruff check and format check"
 	@echo "make serve  - gunicorn + celery worker + celery beat (set DATABASE_URL and CELERY_BROKER_URL)"
@@ -52,7 +52,7 @@ demo-data: migrate
 demo: install
 	@$(BIN)/python manage.py demo_serve $(HOST):$(PORT)
 
-# The participant link, annotator-new's qualification rounds and the demo annotation
+# The demo study and its participant link, annotator-new's qualification rounds and the demo annotation
 # project go back to how `make demo` first made them; the server can keep running.
 demo-reset: migrate
 	$(BIN)/python manage.py demo_reset
