@@ -10,7 +10,7 @@ from demo.annotation import DEMO_SLUG, NEW_ANNOTATOR
 from demo.study import DEMO_SLUG as STUDY_SLUG
 from studies.models import ParticipantSession, Study, StudyResults
 from studies.selectors.results import study_response_count
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

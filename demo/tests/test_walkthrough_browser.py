@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.services import project_create
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
