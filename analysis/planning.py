@@ -180,3 +180,63 @@ def plan_cost(included: int, exclusion_rate: float, pay: float) -> dict:
         raise ValueError("pay must not be negative")
     recruit = recruit_for(included, exclusion_rate)
     return {"included": included, "recruit": recruit, "cost": round(recruit * pay, 2)}
+
+
+def plan_precision(target: float, priors=(0.5,), confidence: float = 0.95) -> dict:
+    """Included participants for every chart to reach ``target``, from prior HMIs.
+
+    Every participant answers every chart, so the study needs the largest n of
+    any chart: the chart whose prior HMI is nearest 0.5. Returns {included,
+    limiting_hmi}.
+    """
+    priors = [float(p) for p in priors] or [0.5]
+    limiting = min(priors, key=lambda p: abs(p - 0.5))
+    return {"included": n_for_half_width(target, limiting, confidence), "limiting_hmi": limiting}
+
+
+def plan_power(power: float, pairs, *, alpha: float = 0.05) -> dict:
+    """Included participants for every pair's McNemar test to reach ``power``.
+
+    ``pairs`` is a list of (name, p_plain, p_manipulated). Pairs with equal HMIs
+    have no sample size and are listed apart. Returns {included, limiting,
+    per_pair: [{name, p_plain, p_manipulated, n}], no_effect: [names]}.
+    """
+    per_pair, no_effect = [], []
+    for name, p1, p2 in pairs:
+        n = n_for_power(power, p1, p2, alpha=alpha)
+        if n is None:
+            no_effect.append(name)
+        else:
+            per_pair.append({"name": name, "p_plain": p1, "p_manipulated": p2, "n": n})
+    if not per_pair:
+        raise ValueError("every pair has the same HMI on both charts: there is no effect to detect")
+    limiting = max(per_pair, key=lambda row: row["n"])
+    return {
+        "included": limiting["n"],
+        "limiting": limiting,
+        "per_pair": per_pair,
+        "no_effect": no_effect,
+    }
+
+
+def worst_case_pair(effect: float) -> tuple[float, float]:
+    """The two HMIs with difference ``effect`` that need the most participants.
+
+    Under independence psi = p1 (1 - p2) + p2 (1 - p1) is largest when
+    p1 + p2 = 1, so the pair straddles 0.5: (0.5 - effect/2, 0.5 + effect/2).
+    """
+    if not 0 < effect < 1:
+        raise ValueError("the effect must be a difference of HMIs between 0 and 1")
+    return 0.5 - effect / 2, 0.5 + effect / 2
+
+
+def precision_curve(ns, p: float = 0.5, confidence: float = 0.95):
+    """Half-width against n at HMI ``p`` (arrays for a plot)."""
+    ns = np.asarray(ns, dtype=int)
+    return ns, wilson_half_width(ns, p, confidence)
+
+
+def power_curve(ns, p_plain: float, p_manipulated: float, alpha: float = 0.05):
+    """Connor's power against n for one pair (arrays for a plot)."""
+    ns = np.asarray(ns, dtype=int)
+    return ns, np.atleast_1d(mcnemar_power(ns, p_plain, p_manipulated, alpha=alpha))

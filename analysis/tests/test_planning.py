@@ -101,3 +101,36 @@ def test_exclusions_and_cost():
 def test_half_width_vectorises_and_is_nan_for_nobody():
     out = wilson_half_width(np.array([0, 10, 100]), 0.5)
     assert np.isnan(out[0]) and out[1] > out[2]
+
+
+def test_plan_precision_takes_the_chart_nearest_a_half():
+    from analysis.planning import plan_precision
+
+    plan = plan_precision(0.1, [0.03, 0.83, 0.51, 0.9])
+    assert plan == {"included": n_for_half_width(0.1, 0.51), "limiting_hmi": 0.51}
+
+
+def test_plan_power_takes_the_hardest_pair_and_lists_equal_ones():
+    from analysis.planning import plan_power
+
+    plan = plan_power(0.8, [("G3", 0.03, 0.83), ("G10", 0.19, 0.27), ("X", 0.2, 0.2)])
+    assert plan["limiting"]["name"] == "G10"
+    assert plan["included"] == n_for_power(0.8, 0.19, 0.27)
+    assert plan["no_effect"] == ["X"]
+
+
+def test_the_worst_case_pair_straddles_a_half_and_needs_the_most():
+    from analysis.planning import worst_case_pair
+
+    p1, p2 = worst_case_pair(0.2)
+    assert (p1, p2) == pytest.approx((0.4, 0.6))
+    assert n_for_power(0.8, p1, p2) >= n_for_power(0.8, 0.1, 0.3)
+
+
+def test_the_curve_is_an_svg_without_inline_styles():
+    from analysis.planning_plots import planning_curve_svg
+
+    svg = planning_curve_svg(kind="precision", needed=93, goal=0.1, p=0.3)
+    assert svg.startswith("<svg") and "style=" not in svg
+    assert "93 included" in svg
+    assert "power" in planning_curve_svg(kind="power", needed=60, goal=0.8, pair=(0.3, 0.55))
