@@ -56,6 +56,10 @@ LABELS = {
     "min_gap": "Minimum gap between a pair's charts",
     "license": "Dataset license",
     "citation": "Citation",
+    "stopping_rule": "Stopping rule",
+    "stopping_half_width": "Target half-width",
+    "stopping_min_included": "Minimum included participants",
+    "stopping_max_included": "Maximum included participants",
 }
 GROUPS = [
     (
@@ -85,6 +89,7 @@ GROUPS = [
         "Exclusion rules",
         ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
     ),
+    ("Stopping rule (see the planner)", list(setup.STOPPING_FIELDS)),
     ("Design", ["min_gap", "seed"]),
     ("Publishing the dataset", ["license", "citation"]),
 ]
