@@ -142,3 +142,19 @@ def test_the_maximum_may_not_be_below_the_minimum(researcher, researcher_api):
     )
     assert response.status_code == 400
     assert "stopping_max_included" in response.json()["errors"]
+
+
+def test_the_hmi_export_card_says_which_rule_stopped_the_study(researcher):
+    import io
+    import zipfile
+
+    from studies.services.exports.hmi import hmi_zip_write
+
+    study = _ruled(researcher, stopping_half_width=0.45, stopping_min_included=1)
+    study_simulate(study=study, participants=2, seed=2, timeout_rate=0, attention_fail_rate=0)
+    study.refresh_from_db()
+    buffer = io.BytesIO()
+    hmi_zip_write(study, buffer)
+    readme = zipfile.ZipFile(buffer).read("README.md").decode()
+    assert "## Stopping rule" in readme and "Stopped by the precision rule" in readme
+    assert "±0.45" in readme
