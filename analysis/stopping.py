@@ -100,7 +100,10 @@ def simulate_precision_stopping(
     def population(eta):
         return float(expit(eta - participant_sd * nodes) @ weights)
 
-    eta = np.array([brentq(lambda e, t=t: population(e) - t, -30, 30) for t in truth])
+    # One root per distinct HMI: Table 1 has 28 for its 112 charts.
+    distinct, back = np.unique(truth, return_inverse=True)
+    roots = [brentq(lambda e, t=t: population(e) - t, -30, 30) for t in distinct]
+    eta = np.asarray(roots)[back]
     rng = np.random.default_rng(seed)
     size = max(max_n, fixed_n or 0)
     out = {"n_used": [], "max_half_width": [], "coverage": [], "fixed_max_half_width": []}
