@@ -127,6 +127,15 @@ class StudySettingsForm(forms.Form):
             for name in setup.DESIGN_FIELDS:
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed: real participants have started."
+        for name in setup.STOPPING_FIELDS:  # a form posted without them keeps the stored rule
+            self.fields[name].required = False
+
+    def clean(self):
+        data = super().clean()
+        for name in setup.STOPPING_FIELDS:
+            if name not in self.data:
+                data.pop(name, None)
+        return data
 
     def clean_license(self):
         return self.cleaned_data["license"] or self._license
