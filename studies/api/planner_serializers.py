@@ -27,4 +27,9 @@ class PlanSerializer(serializers.Serializer):
     basis = serializers.CharField(help_text="Which chart or pair sets the number.")
     table_1_groups = serializers.ListField(child=serializers.CharField())
     groups_not_in_table_1 = serializers.ListField(child=serializers.CharField())
+    per_pair = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="Power only: each pair's HMIs (name, p_plain, p_manipulated) and n.",
+    )
     svg = serializers.CharField(help_text="The curve of precision or power against n.")

@@ -78,3 +78,13 @@ def test_other_researchers_cannot_plan_someone_elses_study(researcher, other_res
     study = make_study(researcher, pairs=2, status="draft")
     client.force_login(other_researcher)
     assert client.get(f"/studies/study/{study.slug}/planner/").status_code == 404
+
+
+def test_the_api_lists_each_groups_needs_when_planning_power(researcher, researcher_api):
+    study = make_study(researcher, pairs=2, status="draft")
+    body = researcher_api.post(
+        f"/api/v1/studies/{study.slug}/plan/", {"mode": "power", "exclusion_rate": 0}, format="json"
+    ).json()
+    assert body["per_pair"] == [
+        {"name": "G1", "p_plain": 0.51, "p_manipulated": 0.68, "n": body["included"]}
+    ]
