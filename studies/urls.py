@@ -8,6 +8,7 @@ from studies.views import (
     library_generator,
     library_import,
     model_eval,
+    planner,
     results,
     study,
 )
@@ -47,6 +48,7 @@ urlpatterns = [
     path("study/", study.study_list, name="list"),
     path("study/<slug:slug>/", study.study_detail, name="detail"),
     path("study/<slug:slug>/edit/", study.study_edit, name="edit"),
+    path("study/<slug:slug>/planner/", planner.study_planner, name="planner"),
     path("study/<slug:slug>/pairs/", study.study_pairs, name="pairs"),
     path("study/<slug:slug>/checks/", study.study_checks, name="checks"),
     path(

@@ -162,7 +162,9 @@ class SessionStartView(ParticipantAPIView):
             "only if `token` is that session's token; otherwise 409 with code "
             "`already_started` and no token, since a platform id is no proof of who is asking. "
             "400 with code `link_problem` when the platform id is missing or malformed; 409 "
-            "with code `study_unavailable` when the study is not open, paused, closed or full."
+            "with code `study_unavailable` when the study is not open, paused or closed, and "
+            "`study_full` (reason `full`) when it has the participants it needs: its target, or "
+            "its stopping rule was met."
             " 409 with code `device_not_allowed` when the study is for computers and tablets and the "
             "client is a phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`)."
         ),
@@ -175,7 +177,8 @@ class SessionStartView(ParticipantAPIView):
             409: OpenApiResponse(
                 ParticipantErrorSerializer,
                 description="`already_started`: this platform id has a session and no token "
-                "proved it; `study_unavailable`: the study takes no one now.",
+                "proved it; `study_unavailable`: the study takes no one now; `study_full`: it "
+                "has the participants it needs.",
             ),
             413: ERRORS[413],
         },

@@ -307,6 +307,7 @@ class StudyMonitorView(StudyScoped, APIView):
             "attention_failed": monitor.attention_failed,
             "attention_failure_rate": monitor.attention_failure_rate,
             "participants_failing_attention": monitor.participants_failing,
+            "precision": monitor.precision,
         }
         return Response(MonitorSerializer(data).data)
 

@@ -11,6 +11,7 @@ from studies.api import (
     library,
     model_eval,
     participant,
+    planner,
     results,
     study,
 )
@@ -71,6 +72,7 @@ urlpatterns = [
     path("studies/", study.StudyListCreateView.as_view(), name="study-list"),
     path("studies/<slug:slug>/", study.StudyDetailView.as_view(), name="study-detail"),
     path("studies/<slug:slug>/status/", study.StudyStatusView.as_view(), name="study-status"),
+    path("studies/<slug:slug>/plan/", planner.StudyPlanView.as_view(), name="study-plan"),
     path(
         "studies/<slug:slug>/readiness/",
         study.StudyReadinessView.as_view(),

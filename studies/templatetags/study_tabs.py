@@ -7,6 +7,7 @@ register = template.Library()
 STUDY_PAGES = [
     ("detail", "Overview", "studies:detail"),
     ("edit", "Settings & texts", "studies:edit"),
+    ("planner", "Planner", "studies:planner"),
     ("pairs", "Pairs", "studies:pairs"),
     ("checks", "Attention checks", "studies:checks"),
     ("results", "Results", "studies:results"),

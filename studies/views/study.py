@@ -56,6 +56,10 @@ LABELS = {
     "min_gap": "Minimum gap between a pair's charts",
     "license": "Dataset license",
     "citation": "Citation",
+    "stopping_rule": "Stopping rule",
+    "stopping_half_width": "Target half-width",
+    "stopping_min_included": "Minimum included participants",
+    "stopping_max_included": "Maximum included participants",
 }
 GROUPS = [
     (
@@ -85,6 +89,7 @@ GROUPS = [
         "Exclusion rules",
         ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
     ),
+    ("Stopping rule (see the planner)", list(setup.STOPPING_FIELDS)),
     ("Design", ["min_gap", "seed"]),
     ("Publishing the dataset", ["license", "citation"]),
 ]
@@ -122,6 +127,15 @@ class StudySettingsForm(forms.Form):
             for name in setup.DESIGN_FIELDS:
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed: real participants have started."
+        for name in setup.STOPPING_FIELDS:  # a form posted without them keeps the stored rule
+            self.fields[name].required = False
+
+    def clean(self):
+        data = super().clean()
+        for name in setup.STOPPING_FIELDS:
+            if name not in self.data:
+                data.pop(name, None)
+        return data
 
     def clean_license(self):
         return self.cleaned_data["license"] or self._license

@@ -7,6 +7,7 @@ from django.db.models import Max, Min
 
 from core.datasets import Config, DatasetDescription, Field, FileSet, data_file, data_version
 from studies.models import Response, Study
+from studies.services.exports.stopping_card import stopping_card_section
 
 S, INT, N = "string", "integer", "number"
 CHART_FIELDS = (
@@ -130,6 +131,7 @@ def _sections(study: Study, data: dict, definitions: dict) -> tuple[tuple[str, s
     return (
         ("Participants", participants),
         ("Exclusion rules", rules_list),
+        stopping_card_section(study),
         ("How HMI was computed", how),
         ("Estimator notes", notes),
         ("Chart layout", "`chart_images/`, `FACT_questions/`, `FACT_answer_keys.csv` and "
