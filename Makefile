@@ -13,20 +13,24 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 help:
 	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
-	@echo "make demo-reset - put the demo back to its first state (participant link, annotator-new, demo projects)"
+	@echo "make demo-reset - put the demo back to its first state (demo study and participant link, annotator-new, demo projects)"
 	@echo "make test   - run the test suite (SQLite and eager tasks unless DATABASE_URL/CELERY_BROKER_URL are set)"
 	@echo "make lint   - ruff check and format check"
 	@echo "make serve  - gunicorn + celery worker + celery beat (set DATABASE_URL and CELERY_BROKER_URL)"
 	@echo "make bench  - run the benchmarks in bench/"
 
 $(BIN)/python:
+	@echo "==> Creating the virtualenv in $(VENV) ..."
 	$(PYTHON) -m venv $(VENV)
 
+# pip is quiet (no progress bars), but each phase says what it is doing and errors show.
 $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	@echo "==> Installing Python packages into $(VENV) (2-3 min on a fresh machine) ..."
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+	@echo "==> Python packages installed."
 
 install: $(STAMP)
 
@@ -43,14 +47,12 @@ migrate: install
 demo-data: migrate
 	$(BIN)/python manage.py load_demo
 
-demo: demo-data
-	@echo ""
-	@echo "  Chartroom demo is starting on http://$(HOST):$(PORT)/"
-	@$(BIN)/python manage.py demo_info --base-url http://$(HOST):$(PORT)
-	@echo ""
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+# One process migrates, loads the demo data (skipping what is already there), prints the
+# logins and serves: a second `make demo` is up in seconds (demo/management/commands/demo_serve.py).
+demo: install
+	@$(BIN)/python manage.py demo_serve $(HOST):$(PORT)
 
-# The participant link, annotator-new's qualification rounds and the demo annotation
+# The demo study and its participant link, annotator-new's qualification rounds and the demo annotation
 # project go back to how `make demo` first made them; the server can keep running.
 demo-reset: migrate
 	$(BIN)/python manage.py demo_reset

@@ -63,19 +63,21 @@ def _celery_mode(request):
 
 @pytest.fixture
 def password():
-    return "correct-horse-battery"
+    from core.tests.factories import PASSWORD
+
+    return PASSWORD
 
 
 @pytest.fixture
 def make_user(db, password):
-    from core.models import User
+    from core.tests.factories import UserFactory
 
     counter = {"n": 0}
 
     def make(role="researcher", username=None, **extra):
         counter["n"] += 1
         username = username or f"{role}{counter['n']}"
-        return User.objects.create_user(username=username, password=password, role=role, **extra)
+        return UserFactory(username=username, password=password, role=role, **extra)
 
     return make
 

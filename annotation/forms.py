@@ -58,24 +58,33 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
-            "overlap_policy",
-            "overlap_k_min",
-            "overlap_k_max",
-            "overlap_rule",
-            "overlap_threshold",
+            *OVERLAP_FIELDS,
+            "license",
+            "citation",
             "aggregation_method",
         ]
-        widgets = {"guidelines": forms.Textarea(attrs={"rows": 16})}
+        widgets = {
+            "guidelines": forms.Textarea(attrs={"rows": 16}),
+            "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
-        # A post without them (an older page, a script) keeps the project's overlap.
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+        # Nor does one without the aggregation method change it.
+        self.fields["aggregation_method"].required = False
+        # Nor does one without the overlap settings change them.
         for field in OVERLAP_FIELDS:
             self.fields[field].required = False
-        # A form posted without it (an older page, a script) keeps the project's method.
-        self.fields["aggregation_method"].required = False
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self.instance.license
+
+    def clean_aggregation_method(self):
+        return self.cleaned_data["aggregation_method"] or self.instance.aggregation_method
 
     def clean_split_map_text(self):
         mapping = {}
@@ -94,8 +103,6 @@ class ProjectSettingsForm(forms.ModelForm):
         for field in OVERLAP_FIELDS:
             if data[field] in (None, ""):
                 del data[field]
-        if not data["aggregation_method"]:
-            del data["aggregation_method"]
         data["split_map"] = self.cleaned_data["split_map_text"]
         return data
 

@@ -154,6 +154,8 @@ STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request without it
+# Files browsers ask for at the site's root (favicon.ico), served by WhiteNoise like static files.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 PRIVATE_MEDIA_ROOT = Path(os.environ.get("PRIVATE_MEDIA_ROOT", VAR_DIR / "private"))
@@ -292,6 +294,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "core.api.schema.add_standard_error_responses",
+        # Operations grouped by resource (studies, results, projects ...) with descriptions.
+        "core.api.schema_tags.tag_operations_by_resource",
     ],
 }
 
@@ -341,6 +345,11 @@ if not DEBUG:
 # because a finished participant's redirect to the completion URL follows a form post.
 INSTALLED_APPS += ["csp"]
 MIDDLEWARE += ["csp.middleware.CSPMiddleware", "core.middleware.CspAdjustMiddleware"]
+# With DEBUG on, visitors get the project's 404 and 500 pages; staff, or everyone with
+# CHARTROOM_DEBUG_PAGES=1, get Django's debug pages (core/debug_pages.py). Listed after
+# CommonMiddleware (APPEND_SLASH) and AuthenticationMiddleware (who is staff).
+CHARTROOM_DEBUG_PAGES = envbool("CHARTROOM_DEBUG_PAGES", False)
+MIDDLEWARE += ["core.debug_pages.DebugErrorPagesMiddleware"]
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

@@ -26,7 +26,13 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up code as a script file, and the Redoc
     # template loads nothing from other sites: both run under the site's CSP.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api-schema", template_name="api/swagger_ui.html"
+        ),
+        name="api-docs",
+    ),
     path(
         "api/redoc/",
         # Redoc's bundle always shows its maker's logo from their CDN.

@@ -100,6 +100,11 @@ def server_error(request):
     # outage that surfaced outside a view (a middleware reading the session) is a 503 too.
     if is_database_unavailable(sys.exc_info()[1]):
         return unavailable_response(request)
+    return server_error_page(request)
+
+
+def server_error_page(request):
+    """The 500 answer itself (also core.debug_pages's, while DEBUG is on)."""
     if _wants_json(request):
         return json_error(500, "Something went wrong on our side. It has been logged.")
     return render(request, "500.html", status=500)

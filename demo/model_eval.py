@@ -61,3 +61,13 @@ def load_model_eval_demo(study, *, seed: int = 0) -> ImportReport:
     """Import the two demo models into ``study``; running it again replaces them."""
     data = demo_answers_jsonl(study, seed=seed)
     return model_answers_import(study=study, source=io.BytesIO(data), filename="demo-models.jsonl")
+
+
+def demo_models_ensure(study) -> bool:
+    """Import the demo models unless both are there already (what `load_demo` runs)."""
+    from studies.models import ModelRun
+
+    if ModelRun.objects.filter(study=study, model__in=DEMO_MODELS).count() == len(DEMO_MODELS):
+        return False
+    load_model_eval_demo(study)
+    return True

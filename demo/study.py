@@ -32,6 +32,25 @@ You cannot go back to change an answer. A few pages check that you are reading c
 DEBRIEF = """Thank you! Some of the charts you saw were drawn to mislead: a truncated or inverted axis, a 3D effect, a logarithmic scale. Each came in an honest and a manipulated version of the same data, and your answers tell us how often each manipulation misleads readers."""
 
 
+# The demo study's settings as `make demo` first makes them (demo_reset puts them back).
+STUDY_SETTINGS = {
+    "title": "How do people read charts? (demo)",
+    "description": "A short study with honest and manipulated versions of the same charts.",
+    "consent_text": CONSENT,
+    "instructions_text": INSTRUCTIONS,
+    "debrief_text": DEBRIEF,
+    "platform": "prolific",
+    "completion_code": "CHARTROOM-DEMO",
+    "completion_url": PROLIFIC_COMPLETION,
+    "expected_minutes": 15,
+    "time_limit_minutes": 60,
+    "max_attention_failures": 0,
+    "min_seconds_per_trial": 1.0,
+    "min_gap": 2,
+    "seed": 20240601,
+}
+
+
 def _sanity_chart() -> bytes:
     """A plain bar chart of one bar reaching 10, with its gridlines labelled."""
     image = Image.new("RGB", (480, 320), "white")
@@ -64,24 +83,7 @@ def load_study_demo(owner: User, chart_set: ChartSet) -> Study:
     re-syncs the pairs with the chart set.
     """
     study, _created = Study.objects.get_or_create(
-        slug=DEMO_SLUG,
-        defaults={
-            "title": "How do people read charts? (demo)",
-            "description": "A short study with honest and manipulated versions of the same charts.",
-            "owner": owner,
-            "consent_text": CONSENT,
-            "instructions_text": INSTRUCTIONS,
-            "debrief_text": DEBRIEF,
-            "platform": "prolific",
-            "completion_code": "CHARTROOM-DEMO",
-            "completion_url": PROLIFIC_COMPLETION,
-            "expected_minutes": 15,
-            "time_limit_minutes": 60,
-            "max_attention_failures": 0,
-            "min_seconds_per_trial": 1.0,
-            "min_gap": 2,
-            "seed": 20240601,
-        },
+        slug=DEMO_SLUG, defaults={**STUDY_SETTINGS, "owner": owner}
     )
     if not study_has_live_sessions(study):
         pairs = _complete_pairs(chart_set)

@@ -10,7 +10,7 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.serializers import (
+from annotation.api.annotator_serializers import (
     AnnotatorProgressSerializer,
     AssignmentStateSerializer,
     DraftSavedSerializer,

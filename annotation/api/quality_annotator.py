@@ -18,7 +18,7 @@ from annotation.api.quality_serializers import (
     RoundItemSerializer,
     RoundResultSerializer,
 )
-from annotation.api.serializers import _image_src
+from annotation.api.serializers import image_src
 from annotation.models import Project
 from annotation.selectors import work_categories
 from annotation.selectors.attempts import attempt_gold
@@ -84,7 +84,7 @@ class RoundItemView(APIView):
             "index": index,
             "count": len(golds),
             "sentences": item.sentences,
-            "image": _image_src(item, request),
+            "image": image_src(item, request),
             "draft": attempt.drafts.get(str(index)) or [[] for _ in item.sentences],
             "categories": work_categories(project),
         }
@@ -152,7 +152,7 @@ class RoundResultView(APIView):
         if found is None:
             return Response(error_body("This round has no finished attempt of yours."), status=404)
         items = [
-            {"index": n, "image": _image_src(entry["item"], request),
+            {"index": n, "image": image_src(entry["item"], request),
              "explanation": entry["explanation"], "sentences": entry["sentences"]}
             for n, entry in enumerate(found["items"], start=1)
         ]  # fmt: skip

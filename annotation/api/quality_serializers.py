@@ -2,7 +2,7 @@
 
 from rest_framework import serializers
 
-from annotation.api.serializers import LabelsInputSerializer, WorkCategorySerializer
+from annotation.api.annotator_serializers import LabelsInputSerializer, WorkCategorySerializer
 from annotation.models import GoldItem, QualificationRound, QualityPolicy
 from core.api.serializers import MAX_ID
 

@@ -8,12 +8,18 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis.aggregation import METHODS
+from annotation.api.reports_serializers import (
+    ExportQuerySerializer,
+    ReportQuerySerializer,
+    ReportStateSerializer,
+    TieRuleSerializer,
+)
 from annotation.models import Project
 from annotation.selectors.agreement import report_fingerprint
 from annotation.services.exports import (
@@ -65,54 +71,6 @@ class SVGRenderer(_FileRenderer):
 class DownloadRenderer(_FileRenderer):
     media_type = "*/*"
     format = "download"
-
-
-# --- serializers: input checked here, rules in the services -----------------------------------------
-
-
-class ReportQuerySerializer(serializers.Serializer):
-    labels = serializers.ChoiceField(
-        choices=LABEL_SOURCES,
-        required=False,
-        help_text="annotators (their majority vote) or reference (imported labels). "
-        "Default: annotators' once there are any.",
-    )
-    include_excluded = serializers.BooleanField(
-        required=False,
-        default=False,
-        help_text="Count every label set, also from unqualified or blocked annotators.",
-    )
-
-
-class ReportSnapshotSerializer(serializers.Serializer):
-    computed_at = serializers.DateTimeField()
-    seconds = serializers.FloatField()
-    data = serializers.JSONField(help_text="The report (see the report-json export).")
-
-
-class ReportStateSerializer(serializers.Serializer):
-    labels = serializers.CharField()
-    include_excluded = serializers.BooleanField()
-    stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
-    report = ReportSnapshotSerializer(allow_null=True)
-    job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
-
-
-class ExportQuerySerializer(ReportQuerySerializer):
-    method = serializers.ChoiceField(
-        choices=list(METHODS.items()),
-        required=False,
-        help_text="How annotators' labels are aggregated; the export then carries the method "
-        "and the posteriors. Default: the project's aggregation method (majority vote unless "
-        "changed; with majority and no method the files are as before methods existed).",
-    )
-
-
-class TieRuleSerializer(serializers.Serializer):
-    tie_rule = serializers.ChoiceField(
-        choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")],
-        help_text="How a majority vote with as many raters for as against an error is decided.",
-    )
 
 
 def _query(request) -> tuple[str | None, bool]:
@@ -280,9 +238,14 @@ class ExportView(APIView):
             (200, "application/x-ndjson"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="labels-jsonl: one JSON object per line."
             ),
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="dataset-zip: the dataset ready to publish (CHOCOLATE JSON, "
+                "sentences and raw labels, Croissant, data package and card).",
+            ),
             400: OpenApiResponse(description="Unknown format or label source."),
         },
-        summary="Download the aggregated dataset (chocolate), raw labels or the report",
+        summary="Download the aggregated dataset (chocolate, dataset-zip), raw labels or the report",
     )
     def get(self, request, slug, fmt):
         project = _project(request, slug)
@@ -300,8 +263,8 @@ class ExportView(APIView):
             method=form.validated_data.get("method"),
         )
         response = StreamingHttpResponse(
-            (chunk.encode("utf-8") for chunk in export.chunks),
-            content_type=f"{export.content_type}; charset=utf-8",
+            export.byte_chunks(),
+            content_type=export.http_content_type,
         )
         response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
         return response

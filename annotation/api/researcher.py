@@ -9,7 +9,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.serializers import (
+from annotation.api.researcher_serializers import (
     CategorySerializer,
     CategoryUpdateSerializer,
     ImportBatchSerializer,
@@ -34,18 +34,14 @@ from annotation.selectors import (
 from annotation.services import (
     assignment_reassign,
     assignment_release,
-    captions_import,
     category_create,
     category_delete,
     category_update,
     project_create,
     project_update,
 )
-from annotation.services.import_jobs import (
-    captions_import_enqueue,
-    captions_import_in_background,
-)
-from core.models import User
+from annotation.services.import_jobs import captions_import_upload
+from core.models import Job, User
 from core.permissions import IsResearcher
 
 
@@ -151,26 +147,17 @@ class ImportListCreateView(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         images = form.validated_data.get("images")
-        if captions_import_in_background(upload=upload, images=images):
-            job = captions_import_enqueue(
-                project=project,
-                user=request.user,
-                upload=upload,
-                images=images,
-                format=form.validated_data.get("format"),
-            )
-            url = request.build_absolute_uri(reverse("api:job-detail", args=[job.pk]))
-            body = {"job": job.pk, "state": job.state, "url": url}
-            return Response(body, status=status.HTTP_202_ACCEPTED)
-        result = captions_import(
+        result = captions_import_upload(
             project=project,
-            data=upload.read(),
-            filename=upload.name,
             user=request.user,
-            images=images.read() if images else None,
-            images_filename=images.name if images else "",
+            upload=upload,
+            images=images,
             format=form.validated_data.get("format"),
         )
+        if isinstance(result, Job):
+            url = request.build_absolute_uri(reverse("api:job-detail", args=[result.pk]))
+            body = {"job": result.pk, "state": result.state, "url": url}
+            return Response(body, status=status.HTTP_202_ACCEPTED)
         return Response(ImportBatchSerializer(result.batch).data, status=status.HTTP_201_CREATED)
 
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
+from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 
 
 def new_invite_code() -> str:
@@ -92,6 +93,19 @@ class Project(models.Model):
         default="majority",
         help_text="How each sentence's annotators' labels become one label per category, in the "
         "report and exports. Dawid-Skene and MACE weigh annotators by their estimated accuracy.",
+    )
+
+    # --- publishing the dataset (written into every dataset export's metadata)
+    license = models.CharField(
+        max_length=20,
+        choices=LICENSE_CHOICES,
+        default=DEFAULT_LICENSE,
+        help_text="The license the exported dataset is published under.",
+    )
+    citation = models.TextField(
+        blank=True,
+        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
+        "and metadata.",
     )
 
     overlap_policy = models.CharField(

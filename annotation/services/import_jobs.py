@@ -27,6 +27,7 @@ from annotation.models import Project
 from annotation.selectors.imports import CAPTIONS_IMPORT_JOB
 from annotation.services.imports import (
     ImportRejected,
+    ImportResult,
     captions_import,
     upload_limit_problem,
 )
@@ -89,6 +90,32 @@ def captions_import_enqueue(
         for name in stored:
             storage.delete(name)
         raise
+
+
+def captions_import_upload(
+    *,
+    project: Project,
+    user: User,
+    upload: File,
+    images: File | None = None,
+    format: str | None = None,
+) -> ImportResult | Job:
+    """Import an uploaded caption file (and zip of chart images), as the page and the API do:
+    in the request when small, else in a job. Returns the import's result or the queued job;
+    raises :class:`ImportRejected` when nothing could be imported."""
+    if captions_import_in_background(upload=upload, images=images):
+        return captions_import_enqueue(
+            project=project, user=user, upload=upload, images=images, format=format
+        )
+    return captions_import(
+        project=project,
+        data=upload.read(),
+        filename=upload.name,
+        user=user,
+        images=images.read() if images else None,
+        images_filename=images.name if images else "",
+        format=format,
+    )
 
 
 def _basename(name: str | None, default: str) -> str:

@@ -47,6 +47,8 @@ PROJECT_SETTINGS = (
     "overlap_k_max",
     "overlap_rule",
     "overlap_threshold",
+    "license",
+    "citation",
     "aggregation_method",
 )
 # Changing one of these can change which items are undecided.

@@ -8,7 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.models import Item, ReferenceLabels
-from annotation.services import project_create, project_join
+from annotation.services import project_join
+from annotation.tests.factories import ItemFactory, ProjectFactory, ReferenceLabelsFactory
 
 # CI always provides the shared data, so a missing file must fail, never skip.
 CHOCOLATE = (
@@ -18,7 +19,7 @@ CHOCOLATE = (
 
 @pytest.fixture
 def project(researcher):
-    return project_create(owner=researcher, title="Caption errors", annotators_per_item=3)
+    return ProjectFactory(owner=researcher, title="Caption errors", annotators_per_item=3)
 
 
 @pytest.fixture
@@ -30,18 +31,10 @@ def make_items():
         sentences=("Sales rose to 20.4% in 2010.", "They fell later."),
         reference=None,
     ):
+        # Built by the factory, written in one query: some tests make hundreds.
         offset = Item.objects.filter(project=project).count()
         Item.objects.bulk_create(
-            Item(
-                project=project,
-                external_id=f"item-{project.pk}-{offset + i}",
-                sentences=list(sentences),
-                model="gpt4v",
-                dataset="pew",
-                split="LVLM",
-                position=offset + i,
-                image_url=f"https://charts.example.org/{offset + i}.png",
-            )
+            ItemFactory.build(project=project, position=offset + i, sentences=list(sentences))
             for i in range(n)
         )
         items = list(
@@ -49,7 +42,7 @@ def make_items():
         )
         if reference is not None:
             ReferenceLabels.objects.bulk_create(
-                ReferenceLabels(item=item, labels=reference) for item in items
+                ReferenceLabelsFactory.build(item=item, labels=reference) for item in items
             )
         return items
 

@@ -14,7 +14,7 @@ from annotation.models import Qualification
 from annotation.selectors.agreement import annotator_pseudonyms, report_fingerprint
 from annotation.services.exports import LABEL_COLUMNS, project_export
 from annotation.services.reports import aggregated_labels, report_compute, report_store
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 SPAM = "value_error"

@@ -14,7 +14,7 @@ from annotation.models import Item, ReferenceLabels
 from annotation.services import captions_import, project_create
 from annotation.services.exports import chocolate_chunks, chocolate_records, project_export
 from annotation.tests.conftest import CHOCOLATE
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 

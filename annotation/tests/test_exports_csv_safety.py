@@ -13,7 +13,7 @@ def test_caption_ids_and_text_starting_with_equals_are_escaped_in_annotation_exp
     from annotation.services.exports import project_export
     from annotation.services.exports.report import TABLES, table_csv
     from annotation.services.reports import report_compute
-    from annotation.tests.reports_factories import submit
+    from annotation.tests.factories import submit
 
     first, second = members(2)
     (item,) = make_items(project, 1, sentences=('=HYPERLINK("http://evil.example","x")', "Ok."))

@@ -10,7 +10,7 @@ import pytest
 
 from annotation.models import GoldItem, Qualification
 from annotation.services.exports import LABEL_COLUMNS, project_export
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from statsmodels.stats import inter_rater
 from analysis.agreement import gwet_ac1
 from annotation.services import project_update
 from annotation.services.reports import report_compute
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 

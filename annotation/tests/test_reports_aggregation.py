@@ -9,7 +9,7 @@ from analysis.captions import CATEGORIES, error_type_rates, sentence_frame
 from annotation.models import Category, GoldItem, Qualification, QualificationRound
 from annotation.selectors.agreement import report_fingerprint
 from annotation.services.reports import aggregated_labels, project_tie_rule_set, report_compute
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 from core.models import AuditEntry
 
 pytestmark = pytest.mark.django_db

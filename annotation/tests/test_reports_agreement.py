@@ -18,7 +18,7 @@ from statsmodels.stats import inter_rater
 
 from analysis.decisions import slot_matrix
 from annotation.services.reports import report_compute
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 
 pytestmark = pytest.mark.django_db
 

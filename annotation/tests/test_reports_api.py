@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotation.services import project_create
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 from core.models import Job
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from annotation.services.reports import (
     report_store,
 )
 from annotation.services.reports import jobs as report_jobs
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 from core.models import Job
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import ProjectReport
 from annotation.services.reports import jobs as report_jobs
-from annotation.tests.reports_factories import submit
+from annotation.tests.factories import submit
 from core.models import Job
 
 pytestmark = pytest.mark.django_db

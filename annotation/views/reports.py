@@ -154,6 +154,15 @@ def _display(data: dict) -> dict:
     return shown
 
 
+# The downloads that can carry another aggregation method's labels and posteriors.
+METHOD_FORMATS = [
+    ("chocolate", "Aggregated dataset (CHOCOLATE JSON)"),
+    ("report-json", "This report (JSON)"),
+    ("labels-csv", "Every annotator decision (CSV)"),
+    ("labels-jsonl", "Every annotator decision (JSON Lines)"),
+]
+
+
 def _aggregation(data: dict) -> dict | None:
     """The aggregation part for the page: one row per annotator, a cell per category."""
     part = data.get("aggregation")
@@ -206,12 +215,14 @@ def project_report(request, slug: str):
             "shown": _display(data) if data else None,
             "aggregation": _aggregation(data) if data else None,
             "methods": list(METHODS.items()),
+            "method_formats": METHOD_FORMATS,
             "job": job,
             "busy": busy,
             "failed": job is not None and job.state == Job.State.FAILED and stale,
             "stale": stale,
             "tables": list(TABLES),
             "formats": [
+                ("dataset-zip", "Dataset to publish (zip with Croissant and card)"),
                 ("chocolate", "Aggregated dataset (CHOCOLATE JSON)"),
                 ("report-json", "This report (JSON)"),
                 ("labels-csv", "Every annotator decision (CSV)"),
@@ -295,8 +306,8 @@ def project_download(request, slug: str, fmt: str):
     except ValidationError:
         raise Http404("No such export.") from None
     response = StreamingHttpResponse(
-        (chunk.encode("utf-8") for chunk in export.chunks),
-        content_type=f"{export.content_type}; charset=utf-8",
+        export.byte_chunks(),
+        content_type=export.http_content_type,
     )
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     return response

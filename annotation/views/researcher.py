@@ -35,14 +35,12 @@ from annotation.services import (
     QueueError,
     assignment_reassign,
     assignment_release,
-    captions_import,
     category_create,
     category_update,
     project_update,
 )
 from annotation.services.import_jobs import (
-    captions_import_enqueue,
-    captions_import_in_background,
+    captions_import_upload,
 )
 from core.decorators import researcher_required
 from core.models import Job, User
@@ -156,20 +154,12 @@ def project_import(request, slug: str):
         upload = form.cleaned_data["file"]
         images = form.cleaned_data.get("images")
         try:
-            if captions_import_in_background(upload=upload, images=images):
-                job = captions_import_enqueue(
-                    project=project, user=request.user, upload=upload, images=images
-                )
-                url = reverse("annotation:project-import", args=[project.slug])
-                return redirect(f"{url}?job={job.pk}")
-            result = captions_import(
-                project=project,
-                data=upload.read(),
-                filename=upload.name,
-                user=request.user,
-                images=images.read() if images else None,
-                images_filename=images.name if images else "",
+            result = captions_import_upload(
+                project=project, user=request.user, upload=upload, images=images
             )
+            if isinstance(result, Job):
+                url = reverse("annotation:project-import", args=[project.slug])
+                return redirect(f"{url}?job={result.pk}")
         except ImportRejected as exc:
             problems = exc.problems
         else:

@@ -7,7 +7,7 @@ from django.db import OperationalError
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test import override_settings
 
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

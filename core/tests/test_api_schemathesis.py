@@ -55,7 +55,7 @@ def api_schema(db):
 @pytest.fixture
 def world(db, researcher, annotator):
     """Real objects the fuzzed paths can name, and each role's token."""
-    from studies.tests.study_factories import make_chart_set, make_study
+    from studies.tests.factories import make_chart_set, make_study
 
     study = make_study(researcher, pairs=3, status="live")
     chart_set = make_chart_set(researcher, pairs=2)

@@ -1,6 +1,7 @@
 import re
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from annotation.models import Item, Project
@@ -8,8 +9,26 @@ from core.models import User
 from studies.models import Chart, Study
 
 
+def _chart_files() -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in settings.MEDIA_ROOT.rglob("*.png")}
+
+
+def _refuse_expensive_steps(monkeypatch) -> None:
+    """A second `make demo` starts in seconds: it renders no chart (library or captions),
+    simulates nobody, fits no model and imports no model answers again."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a second load_demo redid an expensive step")
+
+    monkeypatch.setattr("studies.services.library.generating.render_pair", refuse)
+    monkeypatch.setattr("studies.chartgen.render_chart", refuse)
+    monkeypatch.setattr("demo.results.study_simulate", refuse)
+    monkeypatch.setattr("demo.results.results_compute", refuse)
+    monkeypatch.setattr("demo.model_eval.load_model_eval_demo", refuse)
+
+
 @pytest.mark.django_db
-def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(capsys):
+def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(capsys, monkeypatch):
     # an older demo made the researcher a superuser
     User.objects.create_superuser(
         username="researcher", password="chartroom-demo", role="researcher"
@@ -31,8 +50,17 @@ def test_load_demo_builds_every_part_of_the_demo_and_a_second_run_adds_nothing(c
     assert Chart.objects.count() >= 24 and Study.objects.filter(status="live").exists()
     assert Item.objects.exists()
 
+    assert "pair(s) rendered" in first and "results computed" in first
+    files = _chart_files()
+    assert len(files) >= 24
+
+    _refuse_expensive_steps(monkeypatch)
     call_command("load_demo")
-    assert "user 'admin', password" not in capsys.readouterr().out  # printed once only
+    second = capsys.readouterr().out
+    assert "user 'admin', password" not in second  # printed once only
+    assert "Chart library: up to date, nothing rendered" in second
+    assert "nothing to redo" in second
+    assert _chart_files() == files  # not one chart file written again
     again = (
         User.objects.count(),
         Chart.objects.count(),

@@ -5,10 +5,12 @@ from django.core.management import call_command
 
 from annotation.models import LabelSet, Project, Qualification, RoundAttempt
 from annotation.services.quality import attempt_answer, attempt_start
-from core.models import User
+from core.models import ApiToken, User
 from demo.annotation import DEMO_SLUG, NEW_ANNOTATOR
 from demo.study import DEMO_SLUG as STUDY_SLUG
-from studies.models import ParticipantSession, Study
+from studies.models import ParticipantSession, Study, StudyResults
+from studies.selectors.results import study_response_count
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +27,14 @@ def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_proje
     ParticipantSession.objects.create(study=study, external_id="5f0c1d2e3a4b5c6d7e8f9a0b")
     new.set_password("something else")
     new.save()
+    # ... and as the researcher pauses and renames the demo study, makes a study, a
+    # project and a token.
+    study.status, study.title = Study.Status.PAUSED, "Renamed"
+    study.save()
+    researcher = User.objects.get(username="researcher")
+    made = make_study(researcher, pairs=1)
+    Project.objects.create(owner=researcher, title="Mine", slug="mine")
+    ApiToken.objects.create(user=researcher, name="notebook", prefix="abc", key_hash="x" * 64)
 
     call_command("demo_reset")
 
@@ -38,6 +48,14 @@ def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_proje
     assert ParticipantSession.objects.filter(study=study).exists()  # simulated ones stay
     new.refresh_from_db()
     assert new.check_password("chartroom-demo")
+    study.refresh_from_db()
+    assert study.status == Study.Status.LIVE and study.title.endswith("(demo)")
+    assert not Study.objects.filter(pk=made.pk).exists()
+    assert not Project.objects.filter(slug="mine").exists()
+    assert not ApiToken.objects.filter(user=researcher).exists()
+    snapshot = StudyResults.objects.get(study=study)  # recomputed without the visitor
+    assert snapshot.computed_at and snapshot.response_count == study_response_count(study)
     out = capsys.readouterr().out
     assert "1 visitor session(s) removed" in out
+    assert "put back title, status" in out
     assert Project.objects.filter(slug=DEMO_SLUG).count() == 1

@@ -6,7 +6,7 @@ from demo.study import DEMO_SLUG, load_study_demo
 from studies.models import AttentionCheck, Study
 from studies.selectors.study import study_readiness
 from studies.services.sessions import Identity, session_start
-from studies.tests.study_factories import make_chart_set
+from studies.tests.factories import make_chart_set
 
 pytestmark = pytest.mark.django_db
 

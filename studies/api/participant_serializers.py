@@ -1,4 +1,4 @@
-"""Request and response shapes of the participant flow as JSON (see participant_views)."""
+"""Request and response shapes of the participant flow as JSON (see studies.api.participant)."""
 
 from __future__ import annotations
 

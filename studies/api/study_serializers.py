@@ -32,9 +32,13 @@ class StudySerializer(serializers.ModelSerializer):
             "allowed_devices", "platform",
             "completion_code", "completion_url", "max_attention_failures",
             "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete", "seed", "min_gap", "participant_link",
-            "allowed_status_changes",
+            "allowed_status_changes", "license", "citation", "stopping_rule", "stopping_half_width", "stopping_min_included",
+            "stopping_max_included", "stopped_at", "stopped_reason", "stopped_detail",
         ]  # fmt: skip
-        read_only_fields = ["id", "slug", "status", "owner", "created_at", "updated_at"]
+        read_only_fields = [
+            "id", "slug", "status", "owner", "created_at", "updated_at", "stopped_at",
+            "stopped_reason", "stopped_detail",
+        ]  # fmt: skip
         extra_kwargs = {"seed": {"required": False}, "title": {"allow_blank": False}}
 
     def get_pair_count(self, study) -> int:
@@ -177,6 +181,27 @@ class BalanceSerializer(serializers.Serializer):
     difference = serializers.IntegerField()
 
 
+class ChartPrecisionSerializer(serializers.Serializer):
+    chart_id = serializers.CharField()
+    n = serializers.IntegerField()
+    hmi = serializers.FloatField(allow_null=True)
+    half_width = serializers.FloatField(
+        allow_null=True, help_text="Half-width of the chart's 95% Wilson interval now."
+    )
+    still_needed = serializers.IntegerField(
+        help_text="Included participants still needed to reach the target at the HMI seen so far."
+    )
+
+
+class PrecisionSerializer(serializers.Serializer):
+    target = serializers.FloatField(help_text="The study's target half-width.")
+    included = serializers.IntegerField()
+    met = serializers.BooleanField()
+    largest_half_width = serializers.FloatField(allow_null=True)
+    still_needed = serializers.IntegerField()
+    charts = ChartPrecisionSerializer(many=True)
+
+
 class MonitorSerializer(serializers.Serializer):
     counts = CountsSerializer()
     pilot_sessions = serializers.IntegerField()
@@ -188,6 +213,9 @@ class MonitorSerializer(serializers.Serializer):
     attention_failed = serializers.IntegerField()
     attention_failure_rate = serializers.FloatField(allow_null=True)
     participants_failing_attention = serializers.IntegerField()
+    precision = PrecisionSerializer(
+        help_text="Per chart, over the included participants: the interval now and what it needs."
+    )
 
 
 class SessionStatusField(serializers.CharField):
@@ -263,3 +291,9 @@ class SessionDetailSerializer(SessionSerializer):
 class StudyPreviewSerializer(serializers.Serializer):
     token = serializers.CharField()
     url = serializers.CharField(help_text="Open this to take the study as a participant would.")
+
+
+class StarterTextsSerializer(serializers.Serializer):
+    consent_text = serializers.CharField()
+    instructions_text = serializers.CharField()
+    debrief_text = serializers.CharField()

@@ -9,9 +9,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 from studies.models.library import ChartSet, Question
 
-__all__ = ["Devices", "Platform", "Study", "StudyPair"]
+__all__ = ["Devices", "Platform", "StoppingRule", "Study", "StudyPair"]
 
 
 def new_study_seed() -> int:
@@ -55,6 +56,13 @@ class Devices(models.TextChoices):
 
     DESKTOP_TABLET = "desktop_tablet", "Computers and tablets only"
     ALL = "all", "Computers, tablets and phones"
+
+
+class StoppingRule(models.TextChoices):
+    """The stopping rules a study can use. A power rule is not offered: see README."""
+
+    OFF = "off", "Off: recruit until you close the study"
+    PRECISION = "precision", "Precision: stop when every chart's interval is narrow enough"
 
 
 class StudyQuerySet(models.QuerySet):
@@ -148,6 +156,37 @@ class Study(models.Model):
         help_text="Where finished participants go; {code} and {pid} are filled in.",
     )
 
+    # --- stopping rule (studies/services/study/stopping.py; analysis/stopping.py)
+    stopping_rule = models.CharField(
+        max_length=20,
+        choices=StoppingRule.choices,
+        default=StoppingRule.OFF,
+        help_text="Stop taking new participants once every chart's HMI is measured precisely "
+        "enough (checked after each completed session).",
+    )
+    stopping_half_width = models.FloatField(
+        default=0.10,
+        validators=[MinValueValidator(0.01), MaxValueValidator(0.49)],
+        help_text="Precision wanted: the largest half-width of any chart's 95% Wilson interval "
+        "(0.10 = HMI within ±10 points).",
+    )
+    stopping_min_included = models.PositiveIntegerField(
+        default=20,
+        validators=[MinValueValidator(1)],
+        help_text="Never stop before this many included participants.",
+    )
+    stopping_max_included = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Stop at this many included participants even if not yet precise (empty: no cap).",
+    )
+    # Set once, when the rule is met; a researcher reopening the study clears them.
+    stopped_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # "precision" (every interval narrow enough) or "max" (the cap was reached).
+    stopped_reason = models.CharField(max_length=20, blank=True, editable=False)
+    stopped_detail = models.CharField(max_length=300, blank=True, editable=False)
+
     # --- exclusion rules (applied by the analysis; previewed on the monitoring page)
     max_attention_failures = models.PositiveSmallIntegerField(
         default=0, help_text="Attention-check failures allowed before a participant is excluded."
@@ -165,6 +204,19 @@ class Study(models.Model):
     )
     exclude_incomplete = models.BooleanField(
         default=True, help_text="Exclude sessions that did not answer every trial."
+    )
+
+    # --- publishing the dataset (written into every dataset export's metadata)
+    license = models.CharField(
+        max_length=20,
+        choices=LICENSE_CHOICES,
+        default=DEFAULT_LICENSE,
+        help_text="The license the exported dataset is published under.",
+    )
+    citation = models.TextField(
+        blank=True,
+        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
+        "and metadata.",
     )
 
     # Participant numbers drive the balanced order; test sessions count separately
@@ -198,6 +250,10 @@ class Study(models.Model):
     @property
     def allows_phones(self) -> bool:
         return self.allowed_devices == Devices.ALL
+
+    @property
+    def is_stopped(self) -> bool:
+        return self.stopped_at is not None
 
     @property
     def accepts_participants(self) -> bool:

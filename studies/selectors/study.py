@@ -22,6 +22,7 @@ from studies.models import (
 )
 from studies.selectors.readiness import study_blockers
 from studies.selectors.results import session_facts
+from studies.selectors.stopping import StudyPrecision, study_precision
 
 Status = ParticipantSession.Status
 FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
@@ -100,6 +101,7 @@ def study_readiness(study: Study) -> list[str]:
 class Unavailable:
     code: str
     message: str
+    heading: str = "Thank you for your interest"
 
 
 def study_counted_places(study: Study, *, now=None) -> int:
@@ -126,13 +128,22 @@ def study_unavailable_reason(study: Study, *, now=None) -> Unavailable | None:
         )
     if study.status == Study.Status.CLOSED:
         return Unavailable("closed", "This study has closed. Thank you for your interest.")
+    if study.status == Study.Status.LIVE and study.stopped_at is not None:
+        # The stopping rule was met (studies/services/study/stopping.py).
+        return Unavailable(
+            "full",
+            "This study has all the participants it needs. Thank you for your interest.",
+            "This study is full",
+        )
     if (
         study.status == Study.Status.LIVE
         and study.target_participants
         and study_counted_places(study, now=now) >= study.target_participants
     ):
         return Unavailable(
-            "full", "This study has all the participants it needs. Thank you for your interest."
+            "full",
+            "This study has all the participants it needs. Thank you for your interest.",
+            "This study is full",
         )
     return None
 
@@ -255,6 +266,8 @@ class Monitor:
     attention_failed: int
     participants_failing: int
     rows: list[SessionRow] = field(default_factory=list)
+    # Each chart's interval over the participants the preview includes.
+    precision: StudyPrecision | None = None
 
     @property
     def median_duration_text(self) -> str:
@@ -280,6 +293,7 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
     counts = Counter()
     test_counts = Counter()
     rows: list[SessionRow] = []
+    included_ids: list[int] = []
     durations = []
     first_manipulated: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for s in sessions:
@@ -302,6 +316,8 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
         counts["started"] += 1
         if s.status in FINAL:
             counts["excluded" if reasons else "included"] += 1
+            if not reasons:
+                included_ids.append(s.id)
         if s.status == Status.COMPLETED and duration is not None:
             durations.append(duration)
         seen = set()
@@ -340,6 +356,7 @@ def study_monitor(study: Study, *, now=None) -> Monitor:
         attention_failed=attention["failed"],
         participants_failing=attention["failing"],
         rows=rows,
+        precision=study_precision(study, included_ids),
     )
 
 

@@ -13,17 +13,12 @@ from studies.models import AnswerType, ParticipantSession, Response, Study
 from studies.selectors.study import study_monitor, trial_current
 from studies.services.exports import export_write
 from studies.services.results.exclusion import study_exclusion
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for
 from studies.tests.test_participant_pages import form_for, session_url, start
 
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1/participate"
-
-
-@pytest.fixture
-def study(researcher):
-    return make_study(researcher, pairs=3)
 
 
 def _to_type(client, session, answer_type):

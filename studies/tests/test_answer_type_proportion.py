@@ -25,7 +25,7 @@ from studies.services.library.editing import question_validate
 from studies.services.model_runner.run import fact_prompt
 from studies.services.results.compute import results_compute
 from studies.services.results.simulate import study_simulate
-from studies.tests.study_factories import make_chart_set, make_study
+from studies.tests.factories import make_chart_set, make_study
 
 PROPORTION = "proportion"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from studies.models import AnswerType, Question, Response
-from studies.tests.study_factories import make_chart_set, make_study
+from studies.tests.factories import make_chart_set, make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -14,8 +14,8 @@ from studies.benchmark_format import (
     read_benchmark,
     write_benchmark,
 )
-from studies.tests import benchmark_factories
-from studies.tests.benchmark_factories import (
+from studies.tests import benchmark_files
+from studies.tests.benchmark_files import (
     TABLE_1,
     ChartomStyle,
     csv_text,
@@ -48,11 +48,11 @@ STYLE = ChartomStyle(
 
 def chartom_files(groups=TABLE_1, questions_per_group=4):
     """{relative path: bytes} of a benchmark in the released layout."""
-    return benchmark_factories.chartom_files(STYLE, groups, questions_per_group)
+    return benchmark_files.chartom_files(STYLE, groups, questions_per_group)
 
 
 def small_files():
-    return benchmark_factories.small_files(STYLE)
+    return benchmark_files.small_files(STYLE)
 
 
 def messages(benchmark):

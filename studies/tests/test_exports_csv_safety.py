@@ -13,7 +13,7 @@ from core.tests.test_csv_safety import assert_no_formula_cells
 def test_participant_answers_starting_with_equals_are_escaped_in_response_exports(researcher):
     from studies.models import Response
     from studies.services.exports import export_write
-    from studies.tests.results_helpers import simulated_study
+    from studies.tests.factories import simulated_study
 
     study = simulated_study(researcher, participants=2, compute=False)
     Response.objects.filter(session__study=study).update(raw_answer="=1+1")
@@ -31,8 +31,8 @@ def test_model_names_and_justifications_starting_with_equals_are_escaped_in_the_
 ):
     from studies.services.model_eval import model_answers_import
     from studies.services.model_eval_export import model_eval_export_write
+    from studies.tests.factories import simulated_study
     from studies.tests.model_eval_helpers import as_file, row
-    from studies.tests.results_helpers import simulated_study
 
     study = simulated_study(researcher, participants=20, pairs=3, checks=None)
     rows = [

@@ -13,8 +13,7 @@ from studies.models import Chart
 from studies.services.exports import export_write
 from studies.services.library.importing import chartset_import
 from studies.services.results.compute import results_compute
-from studies.tests.results_helpers import simulated_study
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study, simulated_study
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from core.models import AuditEntry, Job
 from studies.models import ParticipantSession, Response, StudyResults
 from studies.services.exports import export_request, export_write
 from studies.services.exports.responses import csv_chunks, write_parquet
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = pytest.mark.django_db
 

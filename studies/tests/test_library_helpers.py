@@ -1,6 +1,6 @@
 """Builders of CHARTOM-layout benchmarks for the library tests (and a check that they read back).
 
-The layout is built by ``benchmark_factories``; this module gives it the wording the library
+The layout is built by ``benchmark_files``; this module gives it the wording the library
 tests check, and the library tests import every builder from here.
 """
 
@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from studies.benchmark_format import read_benchmark
-from studies.tests import benchmark_factories
-from studies.tests.benchmark_factories import (
+from studies.tests import benchmark_files
+from studies.tests.benchmark_files import (
     ChartomStyle,
     csv_text,
     png_bytes,
@@ -61,12 +61,12 @@ STYLE = ChartomStyle(
 
 def chartom_files(groups=None, questions_per_group=4) -> dict[str, bytes]:
     """{relative path: bytes} of a benchmark in the released layout (56 pairs by default)."""
-    return benchmark_factories.chartom_files(STYLE, groups, questions_per_group)
+    return benchmark_files.chartom_files(STYLE, groups, questions_per_group)
 
 
 def small_files() -> dict[str, bytes]:
     """Three pairs: a free-text bar, a multiple-choice line and a ranking pie."""
-    return benchmark_factories.small_files(STYLE)
+    return benchmark_files.small_files(STYLE)
 
 
 def test_the_builder_makes_a_readable_56_pair_benchmark(tmp_path):

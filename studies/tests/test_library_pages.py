@@ -25,12 +25,6 @@ FIXTURE_SPECS = fixture_specs()
 
 
 @pytest.fixture
-def signed_in(client, researcher):
-    client.force_login(researcher)
-    return client
-
-
-@pytest.fixture
 def small_set(tmp_path, researcher):
     return chartset_import(
         owner=researcher, source=write_folder(tmp_path / "s", small_files()), slug="small"

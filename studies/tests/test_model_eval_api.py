@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from studies.models import ModelAnswer
+from studies.tests.factories import make_study
 from studies.tests.model_eval_helpers import full_rows, row, upload
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

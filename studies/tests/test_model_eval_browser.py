@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from demo.model_eval import load_model_eval_demo
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

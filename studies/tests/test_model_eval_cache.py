@@ -10,8 +10,8 @@ from studies.selectors import model_eval as selector
 from studies.selectors.results import study_response_count
 from studies.services.model_eval import model_answers_import, model_run_delete
 from studies.services.results.compute import results_compute, results_snapshot_save
+from studies.tests.factories import simulated_study
 from studies.tests.model_eval_helpers import as_file, full_rows
-from studies.tests.results_helpers import simulated_study
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from studies.models import ModelAnswer
+from studies.tests.factories import make_study
 from studies.tests.model_eval_helpers import full_rows, jsonl, row
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

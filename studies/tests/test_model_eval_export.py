@@ -20,9 +20,8 @@ from studies.services.model_eval_export import (
     ModelEvalExportError,
     model_eval_export_write,
 )
+from studies.tests.factories import make_study, simulated_study
 from studies.tests.model_eval_helpers import as_file, full_rows
-from studies.tests.results_helpers import simulated_study
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

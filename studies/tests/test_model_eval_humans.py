@@ -10,9 +10,8 @@ from studies.models import StudyResults, Trial
 from studies.selectors.model_eval import model_eval_report
 from studies.services.model_eval import model_answers_import
 from studies.services.results.exclusion import study_exclusion
+from studies.tests.factories import make_study, simulated_study
 from studies.tests.model_eval_helpers import as_file, full_rows
-from studies.tests.results_helpers import simulated_study
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

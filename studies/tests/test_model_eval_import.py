@@ -5,8 +5,8 @@ import pytest
 from demo.model_eval import load_model_eval_demo
 from studies.models import ModelAnswer, ModelRun
 from studies.services.model_eval import model_answers_import
+from studies.tests.factories import make_study
 from studies.tests.model_eval_helpers import CHART_IDS, HEADER, as_file, full_rows, row
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,8 @@ from django.urls import reverse
 
 from demo.model_eval import load_model_eval_demo
 from studies.models import ModelAnswer
+from studies.tests.factories import make_study, simulated_study
 from studies.tests.model_eval_helpers import full_rows, row, upload
-from studies.tests.results_helpers import simulated_study
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -28,8 +28,8 @@ from studies.services.model_runner.client import (
     reply_text,
     scrub,
 )
+from studies.tests.factories import png_bytes
 from studies.tests.fake_chat_server import FakeChatServer
-from studies.tests.study_factories import png_bytes
 
 KEY = "sk-test-0123456789abcdef"
 

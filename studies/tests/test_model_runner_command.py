@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 
 from studies.models import ModelAnswer, ModelReply, ModelRun
 from studies.services.model_runner import run as run_module
+from studies.tests.factories import make_study
 from studies.tests.fake_chat_server import FakeChatServer
 from studies.tests.model_eval_helpers import CHART_IDS
-from studies.tests.study_factories import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from studies.services.model_runner.run import (
     image_data_url,
     payload_hash,
 )
-from studies.tests.study_factories import png_bytes
+from studies.tests.factories import png_bytes
 
 
 class Clock:

@@ -4,7 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from studies.models import ParticipantSession, Response, Study
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for, make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 
 from studies.models import AnswerType, Devices, ParticipantSession, Response
 from studies.selectors.study import trial_current
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

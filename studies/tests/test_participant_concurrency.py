@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from studies.models import ParticipantSession, Response
 from studies.services.sessions import AlreadyStarted, Identity, session_start
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for, make_study
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

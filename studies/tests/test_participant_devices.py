@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from studies.models import Devices, ParticipantSession
 from studies.services.sessions.devices import DEVICE_MESSAGE, is_phone
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

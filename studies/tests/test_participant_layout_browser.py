@@ -19,7 +19,7 @@ from demo.study import load_study_demo
 from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.study import trial_current
 from studies.services import sessions as svc
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from studies.models import AnswerType, ParticipantSession, Response, Study
 from studies.selectors.study import trial_current
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

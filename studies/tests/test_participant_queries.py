@@ -6,7 +6,7 @@ from rest_framework.test import APIClient
 
 from studies.models import AnswerType
 from studies.selectors.study import trial_current
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for, make_study
 from studies.tests.test_participant_pages import form_for
 
 pytestmark = pytest.mark.django_db

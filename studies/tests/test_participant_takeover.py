@@ -11,7 +11,7 @@ from core.models import AuditEntry
 from studies.models import ParticipantSession, Response
 from studies.selectors.study import trial_current
 from studies.services.results.exclusion import study_exclusion
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for, make_study
 from studies.tests.test_participant_pages import PID, consent_url, form_for, link, session_url
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from studies.models import ParticipantSession, Study
 from studies.selectors.timing import study_expected_minutes, time_statement
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 from studies.tests.test_participant_pages import answer_all, session_url
 
 pytestmark = pytest.mark.django_db

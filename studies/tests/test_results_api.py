@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from core.models import Job
 from studies.models import ParticipantSession
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = pytest.mark.django_db
 

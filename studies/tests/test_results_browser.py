@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

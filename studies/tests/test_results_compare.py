@@ -8,7 +8,7 @@ from scipy.stats import kendalltau
 from analysis.log_odds import GEE_ESTIMATOR, MIXED_ESTIMATOR
 from studies.models import StudyResults
 from studies.selectors.results_compare import study_comparison
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

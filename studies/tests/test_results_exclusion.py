@@ -11,7 +11,7 @@ from studies.models import ParticipantSession, Response
 from studies.selectors.study import study_monitor
 from studies.services.results.exclusion import exclusion_override_set, study_exclusion
 from studies.services.results.simulate import study_simulate
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,7 @@ from django.urls import reverse
 
 from core.models import AuditEntry, Job
 from studies.models import ExclusionOverride, ParticipantSession, StudyResults
-from studies.tests.results_helpers import simulated_study
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study, simulated_study
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from studies.services.results.schedule import (
 )
 from studies.services.sessions import Identity, response_record, session_start
 from studies.services.study.status import study_test_sessions_clear
-from studies.tests.study_factories import answer_for, make_study
+from studies.tests.factories import answer_for, make_study
 
 pytestmark = pytest.mark.django_db
 

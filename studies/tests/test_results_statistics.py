@@ -24,7 +24,7 @@ from studies.selectors.results import chart_error_counts
 from studies.services.results.compute import results_compute
 from studies.services.results.exclusion import study_exclusion
 from studies.services.results.simulate import study_simulate
-from studies.tests.study_factories import bar_chart_png, make_study
+from studies.tests.factories import bar_chart_png, make_study
 
 pytestmark = pytest.mark.django_db
 

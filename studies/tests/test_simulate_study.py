@@ -6,7 +6,7 @@ from django.core.management import CommandError, call_command
 from studies.models import ParticipantSession, Response, Trial
 from studies.services.results.compute import results_compute
 from studies.services.results.simulate import study_simulate
-from studies.tests.study_factories import make_study
+from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from studies.models import ParticipantSession, Study
 from studies.services.sessions import Identity, response_record, session_start
-from studies.tests.study_factories import answer_for, make_chart_set, make_study, png_bytes
+from studies.tests.factories import answer_for, make_chart_set, make_study, png_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 
 from studies.models import Study
 from studies.services.sessions import Identity, response_record, session_start
-from studies.tests.study_factories import answer_for, make_chart_set, make_study
+from studies.tests.factories import answer_for, make_chart_set, make_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,15 +6,9 @@ from django.urls import reverse
 
 from studies.models import AttentionCheck, ParticipantSession, Response, Study
 from studies.services.sessions import Identity, response_record, session_start
-from studies.tests.study_factories import answer_for, make_chart_set, make_study, png_bytes
+from studies.tests.factories import answer_for, make_chart_set, make_study, png_bytes
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def signed_in(client, researcher, password):
-    client.login(username=researcher.username, password=password)
-    return client
 
 
 def run_participant(study, pid, *, fail_checks=False, stop_after=None):

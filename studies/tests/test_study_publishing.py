@@ -11,15 +11,9 @@ from studies.models import Study
 from studies.selectors.readiness import study_blockers, study_warnings
 from studies.services import study as setup
 from studies.starter_texts import starter_texts
-from studies.tests.study_factories import make_chart_set, make_study
+from studies.tests.factories import make_chart_set, make_study
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def signed_in(client, researcher, password):
-    client.login(username=researcher.username, password=password)
-    return client
 
 
 def codes(items):

@@ -10,7 +10,7 @@ from studies.selectors.study import complete_pair_ids
 from studies.services import study as setup
 from studies.services import study_create
 from studies.services.sessions import Identity, session_start
-from studies.tests.study_factories import make_chart_set, make_study, png_bytes
+from studies.tests.factories import make_chart_set, make_study, png_bytes
 
 pytestmark = pytest.mark.django_db
 

@@ -182,7 +182,7 @@ def welcome(request, slug: str):
         return render(request, "participate/welcome.html", {"study": study, "existing": existing})
     reason = study_unavailable_reason(study)
     if reason is not None:
-        return _message(request, "Thank you for your interest", reason.message, study=study)
+        return _message(request, reason.heading, reason.message, study=study)
     params = svc.link_params(study.platform, request.GET)
     context = {"study": study, "params": params, "time_statement": _time(study)}
     return render(request, "participate/welcome.html", context)
@@ -208,7 +208,7 @@ def consent(request, slug: str):
     if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):
         reason = study_unavailable_reason(study)
         if reason is not None:
-            return _message(request, "Thank you for your interest", reason.message, study=study)
+            return _message(request, reason.heading, reason.message, study=study)
         params = svc.link_params(study.platform, source)
         error = "Please choose whether you agree." if request.method == "POST" else ""
         context = {"study": study, "params": params, "error": error, "time_statement": _time(study)}
@@ -226,7 +226,7 @@ def consent(request, slug: str):
     except svc.AlreadyStarted as exc:
         return _already_started(request, study, exc)
     except svc.StudyUnavailable as exc:
-        return _message(request, "Thank you for your interest", exc.message, study=study)
+        return _message(request, exc.heading, exc.message, study=study)
     response = redirect("participate:session", token=result.session.token)
     response.set_cookie(
         _cookie_name(study),

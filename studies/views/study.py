@@ -54,6 +54,12 @@ LABELS = {
     "exclude_incomplete": "Exclude incomplete sessions",
     "seed": "Order seed",
     "min_gap": "Minimum gap between a pair's charts",
+    "license": "Dataset license",
+    "citation": "Citation",
+    "stopping_rule": "Stopping rule",
+    "stopping_half_width": "Target half-width",
+    "stopping_min_included": "Minimum included participants",
+    "stopping_max_included": "Maximum included participants",
 }
 GROUPS = [
     (
@@ -83,7 +89,9 @@ GROUPS = [
         "Exclusion rules",
         ["max_attention_failures", "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete"],
     ),
+    ("Stopping rule (see the planner)", list(setup.STOPPING_FIELDS)),
     ("Design", ["min_gap", "seed"]),
+    ("Publishing the dataset", ["license", "citation"]),
 ]
 
 
@@ -102,6 +110,7 @@ class StudySettingsForm(forms.Form):
                     "consent_text": TEXTAREA,
                     "instructions_text": TEXTAREA,
                     "debrief_text": forms.Textarea(attrs={"rows": 4}),
+                    "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
                 },
             )
         )
@@ -111,10 +120,25 @@ class StudySettingsForm(forms.Form):
             "Where finished participants are sent, e.g. "
             "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."
         )
+        # A form posted without the license (an older page, a script) keeps the current one.
+        self.fields["license"].required = False
+        self._license = study.license
         if sel.study_design_locked(study):
             for name in setup.DESIGN_FIELDS:
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "Fixed: real participants have started."
+        for name in setup.STOPPING_FIELDS:  # a form posted without them keeps the stored rule
+            self.fields[name].required = False
+
+    def clean(self):
+        data = super().clean()
+        for name in setup.STOPPING_FIELDS:
+            if name not in self.data:
+                data.pop(name, None)
+        return data
+
+    def clean_license(self):
+        return self.cleaned_data["license"] or self._license
 
 
 class VideoForm(forms.Form):

@@ -57,6 +57,8 @@ class Command(BaseCommand):
                 "--labels applies to chocolate and report-json; raw label exports always hold "
                 "the annotators' own labels."
             )
+        if fmt == "dataset-zip" and not output:
+            raise CommandError("dataset-zip writes a zip: give --output FILE.")
         try:
             export = project_export(
                 project=target,
@@ -72,8 +74,8 @@ class Command(BaseCommand):
             path = Path(output)
             if not path.parent.is_dir():
                 raise CommandError(f"{path.parent}: no such directory.")
-            with path.open("w", encoding="utf-8", newline="") as out:
-                for chunk in export.chunks:
+            with path.open("wb") as out:
+                for chunk in export.byte_chunks():
                     out.write(chunk)
             self.stderr.write(f"Wrote {path}.")
         else:

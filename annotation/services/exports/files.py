@@ -12,6 +12,7 @@ from analysis.aggregation import METHODS
 from annotation.models import Project
 from annotation.selectors.agreement import counted_label_sets, report_fingerprint
 from annotation.services.exports.chocolate import chocolate_chunks, chocolate_records
+from annotation.services.exports.dataset import dataset_zip_bytes
 from annotation.services.exports.labels import labels_csv_chunks, labels_jsonl_chunks
 from annotation.services.exports.report import report_document
 from annotation.services.reports import (
@@ -21,14 +22,23 @@ from annotation.services.reports import (
     report_store,
 )
 
-EXPORT_FORMATS = ("chocolate", "labels-csv", "labels-jsonl", "report-json")
+EXPORT_FORMATS = ("chocolate", "labels-csv", "labels-jsonl", "report-json", "dataset-zip")
 
 
 @dataclass
 class ExportFile:
     filename: str
     content_type: str
-    chunks: Iterator[str]
+    chunks: Iterator[str] | Iterator[bytes]
+    binary: bool = False
+
+    def byte_chunks(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk if isinstance(chunk, bytes) else chunk.encode("utf-8")
+
+    @property
+    def http_content_type(self) -> str:
+        return self.content_type if self.binary else f"{self.content_type}; charset=utf-8"
 
 
 def default_label_source(project: Project) -> str:
@@ -98,6 +108,11 @@ def project_export(
         chunks = labels_jsonl_chunks(project=project, method=chosen)
         return ExportFile(f"{slug}-labels{suffix}.jsonl", "application/x-ndjson", chunks)
     labels = labels or default_label_source(project)
+    if fmt == "dataset-zip":
+        data = dataset_zip_bytes(
+            project=project, labels=labels, include_excluded=include_excluded, base_url=base_url
+        )
+        return ExportFile(f"{slug}-dataset-{labels}.zip", "application/zip", iter([data]), True)
     suffix = suffix if labels == "annotators" else ""
     if fmt == "chocolate":
         records = chocolate_records(

@@ -72,6 +72,11 @@ def labelled_records(project: Project, labels: dict[int, list[list[str]]]) -> li
     return records
 
 
+def _annotator_names(pseudonyms: dict[int, str]) -> dict[str, str]:
+    usernames = dict(User.objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
+    return {pseudonym: usernames.get(pk, "") for pk, pseudonym in pseudonyms.items()}
+
+
 def _from_annotators(
     project: Project,
     *,
@@ -179,10 +184,7 @@ def report_compute(
             if labels == "annotators"
             else "No item has reference labels."
         )
-    names = {}
-    if labels == "annotators":
-        usernames = dict(User.objects.filter(pk__in=pseudonyms).values_list("pk", "username"))
-        names = {pseudonym: usernames.get(pk, "") for pk, pseudonym in pseudonyms.items()}
+    names = _annotator_names(pseudonyms) if labels == "annotators" else {}
     data = {
         "version": REPORT_VERSION,
         "project": project.slug,

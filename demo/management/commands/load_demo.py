@@ -1,15 +1,21 @@
-"""Demo accounts and data for `make demo`. Safe to run again: it reuses what exists."""
+"""Demo accounts and data for `make demo`. Safe to run again: it reuses what exists.
+
+Every step checks whether it was done before and skips itself then, so a second
+`make demo` is quick: charts are rendered, participants simulated, results computed
+and model answers imported only while they are missing.
+"""
 
 import secrets
+import time
 
 from django.core.management.base import BaseCommand
 
 from core.demo_accounts import ADMIN, ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 from core.models import User
 from demo.annotation import load_annotation_demo
-from demo.library import load_library_demo
-from demo.model_eval import load_model_eval_demo
-from demo.results import simulate_demo_results
+from demo.library import library_demo_generate
+from demo.model_eval import demo_models_ensure
+from demo.results import demo_results_ensure
 from demo.study import load_study_demo
 
 # Production refuses to start while a demo account still has the published password
@@ -38,15 +44,26 @@ class Command(BaseCommand):
         self.admin_account()
         annotators = [demo_account(name, User.Role.ANNOTATOR) for name in ANNOTATORS]
 
-        self.stdout.write("Chart library: rendering the demo benchmark...")
-        chart_set = load_library_demo(researcher)
+        started = time.perf_counter()
+        generated = library_demo_generate(researcher)
+        rendered = len(generated.summary.created) + len(generated.summary.updated)
+        chart_set = generated.chart_set
+        self.stdout.write(
+            f"Chart library: {rendered} pair(s) rendered" if rendered else
+            "Chart library: up to date, nothing rendered"
+        )  # fmt: skip
         study = load_study_demo(researcher, chart_set)
-        simulate_demo_results(study, participants=60, seed=1)
-        load_model_eval_demo(study)
-        self.stdout.write(f"Study: {study.title} ({study.get_status_display()})")
+        done = demo_results_ensure(study, participants=60, seed=1)
+        if demo_models_ensure(study):
+            done.append("demo models imported")
+        self.stdout.write(
+            f"Study: {study.title} ({study.get_status_display()})"
+            + (f": {', '.join(done)}" if done else ", nothing to redo")
+        )
         project = load_annotation_demo(researcher, annotators)
         self.stdout.write(f"Annotation project: {project.title} ({project.items.count()} items)")
-        self.stdout.write(self.style.SUCCESS("Demo data ready."))
+        seconds = time.perf_counter() - started
+        self.stdout.write(self.style.SUCCESS(f"Demo data ready ({seconds:.1f} s)."))
 
     def admin_account(self) -> None:
         """An admin for /admin/ with a random password, printed once when it is created."""

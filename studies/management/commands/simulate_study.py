@@ -69,6 +69,13 @@ class Command(BaseCommand):
             f"{summary.timed_out} timed out, {summary.inattentive} inattentive in the "
             f"simulation); {summary.resumed} already there."
         )
+        if summary.refused:
+            self.stdout.write(f"The study took no more: {summary.refused}")
+        study.refresh_from_db()
+        if study.stopped_at:
+            self.stdout.write(
+                f"Stopping rule met at {study.stopped_at:%Y-%m-%d %H:%M} UTC: {study.stopped_detail}"
+            )
         if options["compute"]:
             data = results_compute(study)
             results_snapshot_save(

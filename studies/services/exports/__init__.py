@@ -28,7 +28,12 @@ class ExportFormat:
 FORMATS = {
     f.slug: f
     for f in (
-        ExportFormat("hmi-zip", "HMI dataset (CHARTOM layout zip)", "zip", "application/zip"),
+        ExportFormat(
+            "hmi-zip",
+            "HMI dataset to publish (zip: CHARTOM layout, Croissant, card)",
+            "zip",
+            "application/zip",
+        ),
         ExportFormat("hmi-json", "HMI dataset (JSON)", "json", "application/json"),
         ExportFormat("responses-csv", "Responses, long form (CSV)", "csv", "text/csv"),
         ExportFormat("responses-wide-csv", "Responses, wide form (CSV)", "csv", "text/csv"),

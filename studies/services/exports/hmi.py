@@ -1,20 +1,24 @@
-"""The HMI dataset: the study's charts in the CHARTOM layout plus HMI.csv, MIND questions
-and a README data card; or the same numbers as JSON."""
+"""The HMI dataset: the study's charts in the CHARTOM layout plus the HMI table, MIND
+questions and the dataset metadata (Croissant, data package, card); or the same numbers as JSON."""
 
 from __future__ import annotations
 
 import io
 import json
+import mimetypes
 import zipfile
+from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from core.csv_safety import csv_writer
-from studies.benchmark_format import ChartRecord, parse_chart_id, write_benchmark
+from core.datasets import StableZip, metadata_files
+from studies.benchmark_format import IMAGES_DIR, ChartRecord, parse_chart_id, write_benchmark
 from studies.images import ImageRejected, validate_image
 from studies.models import Chart, Study
+from studies.services.exports.hmi_metadata import METADATA_FIELDS, hmi_description
 from studies.services.results.compute import results_compute
 
 HMI_COLUMNS = [
@@ -109,62 +113,76 @@ def hmi_dataset(study: Study) -> dict:
     return data
 
 
-def _readme(study: Study, data: dict) -> str:
-    funnel = data["funnel"]
-    rules = data["rules"]
-    sessions = study.sessions.counted()
-    first = sessions.order_by("created_at").values_list("created_at", flat=True).first()
-    last = sessions.order_by("-created_at").values_list("created_at", flat=True).first()
-    reasons = "\n".join(f"  - {r['label']}: {r['n']}" for r in funnel["by_reason"]) or "  - none"
-    lines = [
-        f"# HMI dataset: {study.title}",
-        "",
-        f"Study: {study.title} ({study.slug})",
-        f"Exported: {timezone.now():%Y-%m-%d %H:%M} UTC",
-        f"Sessions from {first:%Y-%m-%d} to {last:%Y-%m-%d}" if first else "No sessions yet.",
-        f"Participants: {funnel['took_part']} took part, {funnel['excluded']} excluded, "
-        f"N = {funnel['included']} included.",
-        "Excluded by reason:",
-        reasons,
-        "",
-        "## Exclusion rules",
-        f"- attention-check failures allowed: {rules['max_attention_failures']}",
-        f"- minimum median time per chart: {rules['min_seconds_per_trial']:g} s (0 = off)",
-        f"- minimum time on any trial: {rules.get('min_trial_ms', 0)} ms (0 = off)",
-        "- completed sessions that left trials unanswered excluded: "
-        f"{'yes' if rules['exclude_incomplete'] else 'no'}",
-        "- timed-out, withdrawn, abandoned, pilot and preview sessions are never included",
-        "",
-        "## Files",
-        "- chart_images/, FACT_questions/, FACT_answer_keys.csv, chart_manipulations.csv:",
-        "  the charts in the CHARTOM benchmark layout (imports into Chartroom again)",
-        "- MIND_questions/<chart id>.txt: the MIND question (prediction prompt) per chart",
-        "- HMI.csv: " + ", ".join(HMI_COLUMNS),
-        "",
-        "## Definitions",
-        *[f"- {k}: {v}" for k, v in DEFINITIONS.items()],
-    ]
-    if data["messages"]:
-        lines += ["", "## Notes", *[f"- {m}" for m in data["messages"]]]
-    return "\n".join(lines) + "\n"
+def _csv_bytes(rows: list[list]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv_writer(buffer, lineterminator="\n")
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _benchmark_files(records: list[ChartRecord]) -> dict[str, bytes]:
+    """The CHARTOM layout's files by path, in the order the layout writer gives them."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        write_benchmark(records, zf)
+    with zipfile.ZipFile(buffer) as zf:
+        return {info.filename: zf.read(info) for info in zf.infolist()}
+
+
+def _metadata_rows(data: dict, images: dict[str, str]) -> list[list]:
+    """The HMI table with each chart's image path first (``file_name``, as the Hugging Face
+    image folder loader reads it), one row per chart that has an image."""
+    by_id = {c["chart_id"]: c for c in data["charts"]}
+    rows = []
+    for row in hmi_rows(data):
+        chart_id = row[0]
+        if chart_id in images:
+            rows.append([images[chart_id], *row[:9], by_id[chart_id]["mind_question"], *row[9:]])
+    return rows
+
+
+def _image_type(paths) -> str:
+    extensions = {p.rsplit(".", 1)[-1].lower() for p in paths}
+    if len(extensions) == 1:
+        return mimetypes.types_map.get("." + extensions.pop(), "image/png")
+    return "image/*"
 
 
 def hmi_zip_write(study: Study, out) -> dict:
-    """Write the HMI dataset zip to ``out`` (a path or binary file). Returns the data."""
+    """Write the HMI dataset zip to ``out`` (a path or binary file). Returns the data.
+
+    The zip holds the CHARTOM layout, the HMI table (``metadata.csv`` with the image
+    paths, and ``HMI.csv``), the MIND questions and the metadata: ``croissant.json``,
+    ``datapackage.json`` and the dataset card ``README.md``. Nothing in it depends on
+    the time of the export, so an unchanged study exports to the same bytes.
+    """
     data = hmi_dataset(study)
     records = [_record(chart) for chart in _charts(study)]
     if not records:
         raise ValidationError("This study has no chart pairs, so there is no dataset to export.")
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        write_benchmark(records, zf)
-        buffer = io.StringIO()
-        writer = csv_writer(buffer)
-        writer.writerow(HMI_COLUMNS)
-        writer.writerows(hmi_rows(data))
-        zf.writestr("HMI.csv", buffer.getvalue().encode("utf-8"))
-        for chart in data["charts"]:
-            zf.writestr(f"MIND_questions/{chart['chart_id']}.txt", chart["mind_question"])
-        zf.writestr("README.md", _readme(study, data))
+    contents = _benchmark_files(records)
+    images = {
+        PurePosixPath(path).stem: path for path in contents if path.startswith(IMAGES_DIR + "/")
+    }
+    contents["metadata.csv"] = _csv_bytes(
+        [[f.name for f in METADATA_FIELDS], *_metadata_rows(data, images)]
+    )
+    contents["HMI.csv"] = _csv_bytes([HMI_COLUMNS, *hmi_rows(data)])
+    for chart in data["charts"]:
+        contents[f"MIND_questions/{chart['chart_id']}.txt"] = chart["mind_question"].encode()
+    description = hmi_description(
+        study=study,
+        data=data,
+        contents=contents,
+        images=len(images),
+        image_type=_image_type(images.values()),
+        definitions=DEFINITIONS,
+    )
+    with StableZip(out) as zf:
+        for path, content in contents.items():
+            zf.writestr(path, content)
+        for path, content in metadata_files(description):
+            zf.writestr(path, content)
     return data
 
 

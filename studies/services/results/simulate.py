@@ -35,10 +35,12 @@ from studies.services.sessions import (
     AlreadyStarted,
     AnswerInvalid,
     Identity,
+    StudyFull,
     answer_error,
     read_answer,
     session_start,
 )
+from studies.services.study.stopping import study_stop_check
 
 Status = ParticipantSession.Status
 
@@ -51,6 +53,8 @@ class SimulationSummary:
     timed_out: int
     inattentive: int
     expected_hmi: dict[str, float]
+    # Why the study took no more simulated participants (e.g. its stopping rule was met).
+    refused: str = ""
 
 
 def paper_rates(groups: list[str]) -> tuple[dict, dict]:
@@ -109,15 +113,7 @@ def study_simulate(
         manipulation_effect=effect,
         attention_fail_rate=attention_fail_rate,
     )
-    wrong = {
-        (p, c): not ok
-        for p, c, ok in zip(
-            sim.trials["participant"],
-            sim.trials["chart_id"],
-            sim.trials["correct"].fillna(False).astype(bool),
-            strict=True,
-        )
-    }
+    wrong = _wrong_answers(sim.trials)
     inattentive_ids = set(sim.failed_attention)
     rng = np.random.default_rng(seed + 7919)
     now = now or timezone.now()
@@ -136,6 +132,9 @@ def study_simulate(
             # A rerun with the same seed: this simulated participant is already there.
             summary.resumed += 1
             continue
+        except StudyFull as exc:
+            summary.refused = exc.message
+            break
         summary.created += 1
         timed_out = rng.random() < timeout_rate
         _answer_all(
@@ -151,9 +150,25 @@ def study_simulate(
             summary.timed_out += 1
         else:
             summary.completed += 1
+            # What the participant flow does after a completion (there, once committed).
+            if not result.session.is_test:
+                study_stop_check(study_id=study.pk)
         if progress:
             progress(i + 1, participants)
     return summary
+
+
+def _wrong_answers(trials) -> dict:
+    """(participant, chart_id) -> whether the simulated answer is wrong (unanswered counts)."""
+    return {
+        (p, c): not ok
+        for p, c, ok in zip(
+            trials["participant"],
+            trials["chart_id"],
+            trials["correct"].fillna(False).astype(bool),
+            strict=True,
+        )
+    }
 
 
 def _answer_all(session, *, wrong, inattentive, timed_out, start, rng, choice_rng) -> None:

@@ -9,6 +9,7 @@ from studies.services.sessions.errors import (
     NotFinished,
     SessionEnded,
     SessionError,
+    StudyFull,
     StudyUnavailable,
 )
 from studies.services.sessions.flow import (
@@ -58,6 +59,7 @@ __all__ = [
     "SessionEnded",
     "SessionError",
     "StartResult",
+    "StudyFull",
     "StudyUnavailable",
     "already_started_message",
     "check_given",

@@ -36,10 +36,18 @@ class StudyUnavailable(SessionError):
 
     code = "study_unavailable"
     status = 409
+    heading = "Thank you for your interest"
 
     def __init__(self, message: str, *, reason: str):
         super().__init__(message, reason=reason)
         self.reason = reason
+
+
+class StudyFull(StudyUnavailable):
+    """The study has the participants it needs (its target, or its stopping rule was met)."""
+
+    code = "study_full"
+    heading = "This study is full"
 
 
 class AnswerInvalid(SessionError):

@@ -27,6 +27,7 @@ from studies.services.sessions.errors import (
     SessionEnded,
 )
 from studies.services.sessions.flow import ended_message, session_expire, trial_mark_shown
+from studies.services.study.stopping import stop_check_after_completion
 
 logger = logging.getLogger(__name__)
 
@@ -256,5 +257,6 @@ def _record_locked(
         session.completed_at = now
         fields += ["status", "completed_at"]
         results_after_completion(session)
+        stop_check_after_completion(session)
     session.save(update_fields=fields)
     return RecordResult(session, response, duplicate=False, next_trial=next(iter(following), None))

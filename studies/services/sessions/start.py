@@ -21,7 +21,7 @@ from studies.models import (
 )
 from studies.ordering import CHECK, CheckSlot, OrderError, build_order, derive_seed
 from studies.selectors.study import study_unavailable_reason
-from studies.services.sessions.errors import AlreadyStarted, StudyUnavailable
+from studies.services.sessions.errors import AlreadyStarted, StudyFull, StudyUnavailable
 from studies.services.sessions.platform import Identity, wording
 
 
@@ -150,7 +150,8 @@ def session_start(
                 return _resume(existing, proof)
             reason = study_unavailable_reason(study, now=now)
             if reason is not None:
-                raise StudyUnavailable(reason.message, reason=reason.code)
+                error = StudyFull if reason.code == "full" else StudyUnavailable
+                raise error(reason.message, reason=reason.code)
         is_test = preview or study.status == Study.Status.PILOT
         if is_test:
             study.test_counter += 1

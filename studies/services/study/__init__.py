@@ -4,6 +4,7 @@ from studies.services.study.attention import attention_check_create, attention_c
 from studies.services.study.setup import (
     DESIGN_FIELDS,
     SETTINGS_FIELDS,
+    STOPPING_FIELDS,
     study_pairs_set,
     study_update,
     study_video_clear,
@@ -22,6 +23,7 @@ from studies.services.study.status import (
 __all__ = [
     "DESIGN_FIELDS",
     "SETTINGS_FIELDS",
+    "STOPPING_FIELDS",
     "TRANSITIONS",
     "WarningsNotConfirmed",
     "allowed_transitions",

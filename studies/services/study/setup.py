@@ -14,7 +14,14 @@ from core.models import User
 from core.services.audit import audit_record
 from studies.models import ChartSet, Question, Study, StudyPair
 from studies.selectors.study import study_design_locked
+from studies.services.study.stopping import study_stop_clear
 
+STOPPING_FIELDS = (
+    "stopping_rule",
+    "stopping_half_width",
+    "stopping_min_included",
+    "stopping_max_included",
+)
 SETTINGS_FIELDS = (
     "title",
     "description",
@@ -35,6 +42,9 @@ SETTINGS_FIELDS = (
     "exclude_incomplete",
     "seed",
     "min_gap",
+    "license",
+    "citation",
+    *STOPPING_FIELDS,
 )
 # Changing these after real participants started would break the balance of the
 # order or the meaning of the ids already collected.
@@ -81,7 +91,13 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     for name, value in changed.items():
         setattr(study, name, value)
     study.full_clean(exclude=["slug", "owner", "chart_set", "instructions_video"])
+    low, high = study.stopping_min_included, study.stopping_max_included
+    if high is not None and high < low:
+        raise ValidationError({"stopping_max_included": "Make the maximum at least the minimum."})
     study.save(update_fields=[*changed, "updated_at"])
+    if set(changed) & set(STOPPING_FIELDS):
+        # A new rule decides afresh at the next completed session.
+        study_stop_clear(study)
     audit_record(
         actor=actor,
         action="study.update",

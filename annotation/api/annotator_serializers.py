@@ -1,0 +1,129 @@
+"""Shapes of the annotators' annotation API (annotation.api.annotator): an annotator's own
+projects, assignments and progress, never a researcher's view of them."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation.api.serializers import ASSIGNMENT_STATES, LabelsField, image_src
+from annotation.models import Assignment, Category, LabelSet, Project
+
+
+class StandingSerializer(serializers.Serializer):
+    state = serializers.CharField(
+        help_text="invited, started, failed, qualified, eliminated, paused or blocked"
+    )
+    state_label = serializers.CharField(help_text="The state in words, for display.")
+    headline = serializers.CharField(help_text="The home page's line for this state.")
+    left_for_you = serializers.IntegerField(source="progress.left_for_you")
+
+
+class JoinedProjectSerializer(serializers.ModelSerializer):
+    """What an annotator may know about a project: no invite code, no owner details."""
+
+    standing = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Project
+        fields = ["id", "title", "slug", "description", "standing"]
+        read_only_fields = fields
+
+    @extend_schema_field(StandingSerializer)
+    def get_standing(self, project):
+        from annotation.selectors.attempts import STANDING_LABELS
+        from annotation.selectors.standing import annotator_card
+
+        card = annotator_card(project=project, annotator=self.context["request"].user)
+        return StandingSerializer({"state": card.state, "state_label": STANDING_LABELS[card.state],
+                                   "headline": card.headline, "progress": card.progress}).data  # fmt: skip
+
+
+class WorkCategorySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Category
+        fields = ["key", "name", "definition", "example", "shortcut"]
+        read_only_fields = fields
+
+
+class WorkItemSerializer(serializers.Serializer):
+    sentences = serializers.ListField(child=serializers.CharField())
+    image = serializers.SerializerMethodField()
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_image(self, item) -> str:
+        return image_src(item, self.context.get("request"))
+
+
+class WorkAssignmentSerializer(serializers.ModelSerializer):
+    """An annotator's own assignment: the caption and chart, their own draft, nothing else."""
+
+    project = serializers.CharField(source="project.slug", read_only=True)
+    state = serializers.CharField(read_only=True, help_text=ASSIGNMENT_STATES)
+    item = WorkItemSerializer(read_only=True)
+    categories = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "id",
+            "project",
+            "state",
+            "leased_at",
+            "expires_at",
+            "item",
+            "categories",
+            "draft",
+            "active_seconds",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(WorkCategorySerializer(many=True))
+    def get_categories(self, assignment):
+        return WorkCategorySerializer(self.context["categories"], many=True).data
+
+
+class LabelsInputSerializer(serializers.Serializer):
+    labels = LabelsField
+    active_seconds = serializers.FloatField(
+        required=False, min_value=0, help_text="Active time on the item so far, in seconds."
+    )
+
+
+class DraftSavedSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Assignment
+        fields = ["id", "draft", "draft_saved_at", "active_seconds", "expires_at"]
+        read_only_fields = fields
+
+
+class SubmittedSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LabelSet
+        fields = ["id", "labels", "active_seconds", "submitted_at"]
+        read_only_fields = fields
+
+
+class SkipSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=1000, allow_blank=True)
+
+
+class AssignmentStateSerializer(serializers.ModelSerializer):
+    state = serializers.CharField(read_only=True, help_text=ASSIGNMENT_STATES)
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "state", "skip_reason"]
+        read_only_fields = fields
+
+
+class AnnotatorProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    assigned = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    in_hand = serializers.IntegerField()
+    left_for_you = serializers.IntegerField()
+    active_seconds = serializers.FloatField()
+    earned = serializers.DecimalField(max_digits=12, decimal_places=2)
+    hourly = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    target_hourly = serializers.DecimalField(max_digits=8, decimal_places=2)
+    currency = serializers.CharField()

@@ -1,0 +1,53 @@
+"""Request and response shapes of the reports API (annotation.api.reports): input is checked
+here, the rules stay in the services."""
+
+from rest_framework import serializers
+
+from analysis.aggregation import METHODS
+from annotation.services.reports import LABEL_SOURCES
+from core.api.serializers import JobSerializer
+
+
+class ReportQuerySerializer(serializers.Serializer):
+    labels = serializers.ChoiceField(
+        choices=LABEL_SOURCES,
+        required=False,
+        help_text="annotators (their majority vote) or reference (imported labels). "
+        "Default: annotators' once there are any.",
+    )
+    include_excluded = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Count every label set, also from unqualified or blocked annotators.",
+    )
+
+
+class ReportSnapshotSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField()
+    seconds = serializers.FloatField()
+    data = serializers.JSONField(help_text="The report (see the report-json export).")
+
+
+class ReportStateSerializer(serializers.Serializer):
+    labels = serializers.CharField()
+    include_excluded = serializers.BooleanField()
+    stale = serializers.BooleanField(help_text="Labels or settings changed since it was computed.")
+    report = ReportSnapshotSerializer(allow_null=True)
+    job = JobSerializer(allow_null=True, help_text="The latest job computing this report.")
+
+
+class ExportQuerySerializer(ReportQuerySerializer):
+    method = serializers.ChoiceField(
+        choices=list(METHODS.items()),
+        required=False,
+        help_text="How annotators' labels are aggregated; the export then carries the method "
+        "and the posteriors. Default: the project's aggregation method (majority vote unless "
+        "changed; with majority and no method the files are as before methods existed).",
+    )
+
+
+class TieRuleSerializer(serializers.Serializer):
+    tie_rule = serializers.ChoiceField(
+        choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")],
+        help_text="How a majority vote with as many raters for as against an error is decided.",
+    )

@@ -1,0 +1,35 @@
+"""Shapes of the planner endpoint. The numbers come from studies.selectors.planner."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class PlanInputSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=["precision", "power"], default="precision")
+    half_width = serializers.FloatField(default=0.10, min_value=0.01, max_value=0.49)
+    prior = serializers.ChoiceField(choices=["worst", "table1"], default="worst")
+    power = serializers.FloatField(default=0.80, min_value=0.5, max_value=0.99)
+    effect = serializers.FloatField(required=False, allow_null=True, min_value=0.01, max_value=0.99)
+    exclusion_rate = serializers.FloatField(
+        required=False, allow_null=True, min_value=0, max_value=0.95
+    )
+    pay = serializers.FloatField(default=0, min_value=0)
+
+
+class PlanSerializer(serializers.Serializer):
+    mode = serializers.CharField()
+    included = serializers.IntegerField(help_text="Included participants needed.")
+    recruit = serializers.IntegerField(help_text="Participants to recruit, exclusions allowed for.")
+    cost = serializers.FloatField(help_text="recruit x pay.")
+    exclusion_rate = serializers.FloatField()
+    exclusion_source = serializers.CharField()
+    basis = serializers.CharField(help_text="Which chart or pair sets the number.")
+    table_1_groups = serializers.ListField(child=serializers.CharField())
+    groups_not_in_table_1 = serializers.ListField(child=serializers.CharField())
+    per_pair = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="Power only: each pair's HMIs (name, p_plain, p_manipulated) and n.",
+    )
+    svg = serializers.CharField(help_text="The curve of precision or power against n.")

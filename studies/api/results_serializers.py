@@ -1,0 +1,60 @@
+"""Request and response shapes of the results API (studies.api.results)."""
+
+from rest_framework import serializers
+
+from core.api.serializers import JobSerializer
+from studies.services import exports
+
+
+class ResultsSerializer(serializers.Serializer):
+    computed_at = serializers.DateTimeField(allow_null=True)
+    computed_from_responses = serializers.IntegerField()
+    responses_now = serializers.IntegerField()
+    stale = serializers.BooleanField()
+    job = JobSerializer(allow_null=True)
+    results = serializers.JSONField(
+        allow_null=True,
+        help_text="funnel, decisions, charts (HMI, n, Wilson CI, answers), groups (Table 1), "
+        "chi_square, log_odds (each row names its estimator), kendall, messages; svg with ?svg=1.",
+    )
+
+
+class DecisionSerializer(serializers.Serializer):
+    session = serializers.IntegerField()
+    number = serializers.IntegerField(allow_null=True)
+    status = serializers.CharField()
+    included = serializers.BooleanField()
+    overridden = serializers.BooleanField()
+    override = serializers.CharField(allow_null=True)
+    reasons = serializers.CharField()
+
+
+class DecisionInputSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=["include", "exclude", "auto"])
+    reason = serializers.CharField(max_length=2000)
+
+
+class ExportInputSerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=sorted(exports.FORMATS))
+    include_platform_ids = serializers.BooleanField(default=False)
+
+
+class ExportErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+class StudyComparisonSerializer(serializers.Serializer):
+    study = serializers.CharField()
+    other = serializers.CharField()
+    other_title = serializers.CharField()
+    estimator = serializers.CharField()
+    tau = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(allow_null=True)
+    message = serializers.CharField(allow_null=True)
+    groups = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Shared manipulation groups, this study's highest log OR first: manipulation, "
+        "group, other_group, log_odds_ratio, other_log_odds_ratio.",
+    )
+    only_here = serializers.ListField(child=serializers.CharField())
+    only_there = serializers.ListField(child=serializers.CharField())

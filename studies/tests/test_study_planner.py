@@ -1,0 +1,90 @@
+"""The study planner page and API: numbers from analysis.planning, the study's own pilot and groups."""
+
+import math
+
+import pytest
+
+from analysis.planning import n_for_half_width, n_for_power
+from studies.selectors.planner import CHARTOM_EXCLUSION_RATE, PlanInput, study_plan
+from studies.services.results.simulate import study_simulate
+from studies.tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_default_plan_is_the_worst_case_tenth(researcher):
+    study = make_study(researcher, pairs=2, status="draft")
+    plan = study_plan(study, PlanInput(pay=4.5))
+    assert plan["included"] == n_for_half_width(0.10) == 93
+    assert plan["recruit"] == math.ceil(93 / (1 - CHARTOM_EXCLUSION_RATE))
+    assert plan["cost"] == pytest.approx(plan["recruit"] * 4.5)
+    assert "no pilot" in plan["exclusion_source"] and plan["svg"].startswith("<svg")
+
+
+def test_power_uses_table_1_for_the_studys_groups(researcher):
+    study = make_study(researcher, pairs=2, status="draft")  # its group is coded G1
+    plan = study_plan(study, PlanInput(mode="power", power=0.8, exclusion_rate=0, pay=1))
+    assert plan["table_1_groups"] == ["G1"]
+    assert plan["included"] == n_for_power(0.8, 0.51, 0.68) == plan["recruit"]
+
+
+def test_a_named_effect_plans_for_the_worst_case_pair(researcher):
+    study = make_study(researcher, pairs=2, status="draft")
+    plan = study_plan(study, PlanInput(mode="power", effect=0.2, exclusion_rate=0))
+    assert plan["included"] == n_for_power(0.8, 0.4, 0.6)
+
+
+def test_the_exclusion_rate_comes_from_the_pilot(researcher):
+    study = make_study(researcher, pairs=2, status="pilot", checks=(None,))
+    study_simulate(study=study, participants=10, seed=3, attention_fail_rate=0.3, timeout_rate=0)
+    failing = study.sessions.filter(attention_failures__gt=0).count()
+    plan = study_plan(study, PlanInput())
+    assert plan["exclusion_rate"] == pytest.approx(failing / 10)
+    assert plan["exclusion_source"] == "from 10 finished pilot sessions"
+
+
+def test_the_page_plans_and_links_to_the_stopping_rule(client, researcher):
+    study = make_study(researcher, pairs=2, status="draft")
+    client.force_login(researcher)
+    page = client.get(f"/studies/study/{study.slug}/planner/").content.decode()
+    assert 'id="plan-included">93<' in page and "<svg" in page
+    page = client.get(
+        f"/studies/study/{study.slug}/planner/",
+        {"mode": "precision", "half_width": "0.15", "prior": "worst", "power": "0.8",
+         "exclusion_rate": "0.2", "pay": "3"},
+    ).content.decode()  # fmt: skip
+    n = n_for_half_width(0.15)
+    assert f'id="plan-included">{n}<' in page
+    assert f'id="plan-recruit">{math.ceil(n / 0.8)}<' in page
+
+
+def test_the_api_plans_and_refuses_a_plan_without_an_effect(researcher, researcher_api):
+    study = make_study(researcher, pairs=2, status="draft")
+    url = f"/api/v1/studies/{study.slug}/plan/"
+    ok = researcher_api.post(
+        url, {"half_width": 0.1, "exclusion_rate": 0.1, "pay": 2}, format="json"
+    )
+    assert ok.status_code == 200
+    assert ok.json()["included"] == 93 and ok.json()["recruit"] == 104
+    assert ok.json()["cost"] == 208.0
+    study.study_pairs.all().delete()  # no groups left to take a Table 1 effect from
+    refused = researcher_api.post(url, {"mode": "power"}, format="json")
+    assert refused.status_code == 400 and "name the effect" in refused.json()["detail"]
+    bad = researcher_api.post(url, {"half_width": 0.9}, format="json")
+    assert bad.status_code == 400 and "half_width" in bad.json()["errors"]
+
+
+def test_other_researchers_cannot_plan_someone_elses_study(researcher, other_researcher, client):
+    study = make_study(researcher, pairs=2, status="draft")
+    client.force_login(other_researcher)
+    assert client.get(f"/studies/study/{study.slug}/planner/").status_code == 404
+
+
+def test_the_api_lists_each_groups_needs_when_planning_power(researcher, researcher_api):
+    study = make_study(researcher, pairs=2, status="draft")
+    body = researcher_api.post(
+        f"/api/v1/studies/{study.slug}/plan/", {"mode": "power", "exclusion_rate": 0}, format="json"
+    ).json()
+    assert body["per_pair"] == [
+        {"name": "G1", "p_plain": 0.51, "p_manipulated": 0.68, "n": body["included"]}
+    ]
