@@ -31,8 +31,13 @@ of "the sentence is non-factual" (any factual error category; grammatical
 slips are not factual errors) against the truth, each as the mean over seeds
 with a 95% percentile bootstrap interval of that mean.
 
-    python bench/bench_adaptive_overlap.py                 # 20 seeds, about a minute
-    python bench/bench_adaptive_overlap.py --seeds 5 --threshold 0.2 --careless 0.3
+Seeds are 0, 1, ..., --seeds - 1; each takes about a minute on a shared 2-core machine.
+The threshold defaults to the project's (strategy.DEFAULT_THRESHOLD); the README's
+figures say which threshold and seeds they come from.
+
+    python bench/bench_adaptive_overlap.py --seeds 10 --threshold 0.4   # the README's table
+    python bench/bench_adaptive_overlap.py --seeds 3                     # the project's default, 0.3
+    python bench/bench_adaptive_overlap.py --seeds 3 --rule disagreement
 """
 
 from __future__ import annotations
@@ -255,9 +260,14 @@ def parse_args():
     parser.add_argument("--k-min", type=int, default=2, help="adaptive k_min (2)")
     parser.add_argument("--k-max", type=int, default=4, help="adaptive k_max (4)")
     parser.add_argument(
-        "--rule", choices=[rules.CONFIDENCE, rules.DISAGREEMENT], default=rules.CONFIDENCE
+        "--rule", choices=[rules.CONFIDENCE, rules.DISAGREEMENT], default=rules.DEFAULT_RULE
     )
-    parser.add_argument("--threshold", type=float, default=0.4, help="confidence rule (0.4)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=rules.DEFAULT_THRESHOLD,
+        help=f"confidence rule (the project's default, {rules.DEFAULT_THRESHOLD})",
+    )
     return parser.parse_args()
 
 

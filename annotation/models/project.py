@@ -121,14 +121,16 @@ class Project(models.Model):
         "undecided when",
         max_length=12,
         choices=[(rules.DISAGREEMENT, "Any category differs on any sentence"), (rules.CONFIDENCE, "The aggregation's confidence is below the threshold")],
-        default=rules.DISAGREEMENT,
+        default=rules.DEFAULT_RULE,
+        help_text="Adaptive: the confidence rule's savings were measured with Dawid-Skene; under majority vote with a threshold below 1/3, any disagreement among up to three label sets asks for another, as the disagreement rule does.",
     )  # fmt: skip
     overlap_threshold = models.FloatField(
         "confidence threshold",
-        default=0.1,
+        default=rules.DEFAULT_THRESHOLD,
         validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
-        help_text="Confidence rule: a sentence's category is undecided while its posterior is between this and 1 minus this.",
-    )
+        help_text="Confidence rule: a sentence's category is undecided while its posterior lies between this and 1 minus this; "
+        "a lower threshold asks for more label sets and buys accuracy with them (simulated CHOCOLATE captions, Dawid-Skene: 0.3 used about 10% fewer than 3 per item with majority vote and was more accurate, 0.4 about 19% fewer and slightly less accurate, 0.1 more).",
+    )  # fmt: skip
     # The annotators' rates and class priors of the last fit of the aggregation
     # method, per category ({"method", "categories": {key: {"prior", "rates": {annotator id: [sens, spec]}}}}):
     # the confidence rule scores a new label set with them under the item's lock.

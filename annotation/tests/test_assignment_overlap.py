@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+from analysis.posterior import label_set_posteriors
 from annotation.assignment.strategy import (
     ADAPTIVE,
     CONFIDENCE,
+    DISAGREEMENT,
     Overlap,
     disputed,
     labels_differ,
@@ -16,7 +20,7 @@ from annotation.assignment.strategy import (
 )
 
 FIXED3 = Overlap(k=3)
-ADAPT = Overlap(policy=ADAPTIVE, k_min=2, k_max=4)
+ADAPT = Overlap(policy=ADAPTIVE, k_min=2, k_max=4, rule=DISAGREEMENT)
 CONF = Overlap(policy=ADAPTIVE, k_min=2, k_max=4, rule=CONFIDENCE, threshold=0.1)
 
 
@@ -35,7 +39,14 @@ CONF = Overlap(policy=ADAPTIVE, k_min=2, k_max=4, rule=CONFIDENCE, threshold=0.1
         pytest.param(ADAPT, 3, 3, True, True, id="adaptive-still-disputed"),
         pytest.param(ADAPT, 3, 3, False, False, id="adaptive-settled-by-third"),
         pytest.param(ADAPT, 4, 4, True, False, id="adaptive-never-past-k-max"),
-        pytest.param(Overlap(policy=ADAPTIVE, k_min=3, k_max=3), 3, 3, True, False, id="min=max"),
+        pytest.param(
+            Overlap(policy=ADAPTIVE, k_min=3, k_max=3, rule=DISAGREEMENT),
+            3,
+            3,
+            True,
+            False,
+            id="min=max",
+        ),
     ],
 )
 def test_which_items_want_another_holder(overlap, filled, submitted, is_disputed, expected):
@@ -116,3 +127,20 @@ def test_a_posterior_between_threshold_and_its_complement_is_uncertain(
 )
 def test_an_item_is_disputed_by_the_projects_rule(overlap, label_sets, posteriors, expected):
     assert disputed(overlap, label_sets, posteriors) is expected
+
+
+def test_the_default_rule_is_confidence_at_0_3():
+    # The benchmark's figures (README): 0.1 and the disagreement rule spend more than k = 3.
+    assert (Overlap().rule, Overlap().threshold) == (CONFIDENCE, 0.3)
+
+
+def test_under_majority_vote_a_threshold_below_a_third_disputes_as_disagreement_does():
+    """Vote shares of two or three label sets are 0, 1/3, 1/2, 2/3 or 1: only unanimity is
+    outside (0.3, 0.7), so the confidence rule then asks exactly when the label sets differ."""
+    confidence = Overlap(policy=ADAPTIVE, k_min=2, k_max=4, rule=CONFIDENCE, threshold=0.3)
+    options = [[[]], [["x"]], [["y"]], [["x", "y"]]]
+    for size in (2, 3):
+        for combo in itertools.product(options, repeat=size):
+            sets = list(enumerate(combo))
+            shares = label_set_posteriors(sets, ["x", "y"], method="majority", estimates={})
+            assert disputed(confidence, list(combo), shares) is disputed(ADAPT, list(combo))

@@ -56,6 +56,11 @@ def switch_settings(page, live_server, project):
     page.locator('input[name="overlap_k_min"]').fill("2")
     page.locator('input[name="overlap_k_max"]').fill("3")
     page.locator('select[name="aggregation_method"]').select_option("dawid_skene")
+    # The default rule and threshold are kept, and the page says what the threshold trades.
+    expect(page.locator('select[name="overlap_rule"]')).to_have_value("confidence")
+    expect(page.locator('input[name="overlap_threshold"]')).to_have_value("0.3")
+    expect(page.get_by_text("a lower threshold asks for more label sets")).to_be_visible()
+    page.screenshot(path=str(SCREENS / "settings.png"), full_page=True)
     page.get_by_role("button", name="Save settings").click()
     expect(page.get_by_text("Settings saved.")).to_be_visible()
 
@@ -78,6 +83,7 @@ def test_adaptive_overlap_and_dawid_skene_from_settings_to_exports(
     switch_settings(page, live_server, project)
     project.refresh_from_db()
     assert (project.overlap_policy, project.aggregation_method) == ("adaptive", "dawid_skene")
+    assert (project.overlap_rule, project.overlap_threshold) == ("confidence", 0.3)
 
     # One annotator labels an item in the browser.
     worker = browser.new_context()

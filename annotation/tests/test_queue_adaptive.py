@@ -20,7 +20,13 @@ OTHER = [["value_error"], ["trend_error"]]
 
 
 def _adaptive(project, **extra):
-    settings = {"overlap_policy": "adaptive", "overlap_k_min": 2, "overlap_k_max": 4, **extra}
+    settings = {
+        "overlap_policy": "adaptive",
+        "overlap_k_min": 2,
+        "overlap_k_max": 4,
+        "overlap_rule": "disagreement",
+        **extra,
+    }
     return project_update(project=project, **settings)
 
 
@@ -122,6 +128,13 @@ def test_switching_the_policy_recomputes_which_items_are_disputed(project, make_
     assert not Item.objects.filter(disputed=True).exists()  # fixed k never disputes
     _adaptive(project)
     assert list(Item.objects.filter(disputed=True).values_list("pk", flat=True)) == [one.pk]
+
+
+def test_switching_to_adaptive_keeps_the_default_confidence_rule_at_0_3(project):
+    project_update(project=project, overlap_policy="adaptive")
+    project.refresh_from_db()
+    assert (project.overlap_rule, project.overlap_threshold) == ("confidence", 0.3)
+    assert project.overlap() == rules.Overlap(policy="adaptive", k=project.annotators_per_item)
 
 
 @pytest.mark.parametrize(
