@@ -93,25 +93,78 @@ def _own_labels(index):
     return [[key for bit, key in enumerate(CATEGORIES) if index + 1 >> bit & 1], []]
 
 
-def test_adaptive_overlap_under_concurrency_collects_k_min_or_k_max_exactly(
-    project, make_items, members
-):
-    project_update(project=project, overlap_policy="adaptive", overlap_k_min=2, overlap_k_max=4)
-    items = make_items(project, 30)
-    hard = {item.pk for item in items[::3]}  # every annotator marks these differently
-    people = members(12)
+def _until_settled(project, people, labels_for):
+    """Each thread's work loop under adaptive overlap: lease, label, submit, until nothing is left.
+
+    No item for you now is not the end: a disputed item waits for its open leases, and another
+    annotator's submit may still dispute an item. A thread with nothing to do waits for the
+    next submit; the work is over when the last busy thread finds nothing and no label set came
+    in meanwhile.
+    """
+    changed = threading.Condition()
+    state = {"busy": len(people), "submits": 0, "over": False}
 
     def work(index):
         done = 0
         while True:
+            with changed:
+                if state["over"]:
+                    return done
+                before = state["submits"]
             assignment = assignment_next(project=project, annotator=people[index])
-            if assignment is None:
-                return done
-            labels = _own_labels(index) if assignment.item_id in hard else [[], ["trend_error"]]
-            assignment_submit(assignment_id=assignment.pk, annotator=people[index], labels=labels)
-            done += 1
+            if assignment is not None:
+                labels = labels_for(index, assignment.item_id)
+                assignment_submit(
+                    assignment_id=assignment.pk, annotator=people[index], labels=labels
+                )
+                done += 1
+                with changed:
+                    state["submits"] += 1
+                    changed.notify_all()
+                continue
+            with changed:
+                if state["submits"] != before:
+                    continue  # a label set came in meanwhile: ask again
+                state["busy"] -= 1
+                if state["busy"] == 0:
+                    state["over"] = True
+                    changed.notify_all()
+                    return done
+                changed.wait_for(
+                    lambda seen=before: state["over"] or state["submits"] != seen, timeout=60
+                )
+                state["busy"] += 1
 
-    done = run_threads(len(people), work)
+    def guarded(index):
+        try:
+            return work(index)
+        except BaseException:
+            with changed:  # the others stop too, rather than wait for this thread
+                state["over"] = True
+                changed.notify_all()
+            raise
+
+    return guarded
+
+
+def test_adaptive_overlap_under_concurrency_collects_k_min_or_k_max_exactly(
+    project, make_items, members
+):
+    project_update(
+        project=project,
+        overlap_policy="adaptive",
+        overlap_k_min=2,
+        overlap_k_max=4,
+        overlap_rule="disagreement",
+    )
+    items = make_items(project, 30)
+    hard = {item.pk for item in items[::3]}  # every annotator marks these differently
+    people = members(12)
+
+    def labels_for(index, item_id):
+        return _own_labels(index) if item_id in hard else [[], ["trend_error"]]
+
+    done = run_threads(len(people), _until_settled(project, people, labels_for))
     per_item = Counter(LabelSet.objects.values_list("item_id", flat=True))
     expected = {item.pk: 4 if item.pk in hard else 2 for item in items}
     assert dict(per_item) == expected and sum(done) == sum(expected.values())
@@ -125,7 +178,13 @@ def test_adaptive_overlap_under_concurrency_collects_k_min_or_k_max_exactly(
 
 
 def test_adaptive_leases_at_once_never_pass_k_min_before_a_dispute(project, make_items, members):
-    project_update(project=project, overlap_policy="adaptive", overlap_k_min=2, overlap_k_max=4)
+    project_update(
+        project=project,
+        overlap_policy="adaptive",
+        overlap_k_min=2,
+        overlap_k_max=4,
+        overlap_rule="disagreement",
+    )
     make_items(project, 5)
     people = members(16)
 
