@@ -43,7 +43,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from analysis.model_eval.probability import extract_probability
 from analysis.tables import natural_key
-from studies.answers import DEFAULT_TOLERANCE, AnswerFormatError, check_answer
+from studies.answer_types import check_answer
+from studies.answers import DEFAULT_TOLERANCE, AnswerFormatError
 from studies.benchmark_format import decode_text
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -498,7 +499,7 @@ def check_fact_answer(
     options: Sequence[str] | None = None,
     tolerance: float = DEFAULT_TOLERANCE,
 ) -> FactCheck:
-    """Score a model's FACT answer with the participants' rule (``studies.answers.check_answer``).
+    """Score a model's FACT answer with the participants' rule (``studies.answer_types.check_answer``).
 
     No answer gives ``correct`` None (left out of error rates, counted against
     coverage). An answer the checker cannot read ("40-50", two different
