@@ -16,8 +16,8 @@ from studies.model_answers_format import (
     check_against_charts,
     check_fact_answer,
     coverage,
-    read_model_answers,
 )
+from studies.model_answers_reading import read_model_answers
 from studies.models import Chart, ModelAnswer, ModelRun, Study
 from studies.selectors.model_eval import coverage_dict
 
