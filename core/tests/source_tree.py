@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ def module_name(path: Path, root: Path = ROOT) -> str:
     return ".".join(parts)
 
 
-@lru_cache(maxsize=None)
+@cache
 def parse(path: Path) -> ast.Module:
     # Cached: the shape and layer checks walk the same few hundred files several times.
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))

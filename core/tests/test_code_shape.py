@@ -160,8 +160,7 @@ def test_the_loop_check_counts_imports_inside_functions_but_not_type_checking(tm
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "low.py").write_text(
-        "def later():\n"
-        "    from studies.high import thing  # inside a function, still a loop\n"
+        "def later():\n    from studies.high import thing  # inside a function, still a loop\n"
     )
     (package / "high.py").write_text("from . import low\nthing = 1\n")
     (package / "typed.py").write_text(

@@ -11,9 +11,7 @@ from core.tests.source_tree import ROOT, imports
 
 def _imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """Every module ``path`` imports, at any level (functions included), as (line, dotted name)."""
-    return [
-        (found.line, module) for found in imports(path, root) for module in found.candidates()
-    ]
+    return [(found.line, module) for found in imports(path, root) for module in found.candidates()]
 
 
 def _reaches_services(module: str) -> bool:
