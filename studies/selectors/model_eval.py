@@ -291,35 +291,12 @@ def _human_rates(humans: HumanSnapshot, charts: pd.DataFrame, label: str):
         return None, f"The humans' FACT error rates could not be computed: {exc}"
 
 
-def _build_report(
-    study: Study,
-    *,
-    catalogue: pd.DataFrame,
-    answers: pd.DataFrame,
-    words: dict,
-    svg: bool,
-    seed: int,
-) -> dict:
-    """Every analysis at full precision; :func:`model_eval_report` rounds for display."""
-    humans = human_snapshot(study)
-    hmi, human_log_odds = humans.hmi, humans.log_odds
-    models = sorted(set(answers["model"]))
-    report: dict = {
-        "models": models,
-        "coverage": [],
-        "has_hmi": bool(hmi["hmi"].notna().any()),
-        "humans": None,
-        "seed": seed,
-        "estimators": ESTIMATORS,
-        "messages": [],
-    }
-    if answers.empty or catalogue.empty:
-        report["messages"].append(NO_ANSWERS)
-        return report
-    charts = analysis_charts(catalogue)
-    report["coverage"] = _coverage(answers, list(catalogue["chart_id"]))
+def _fact_section(report: dict, answers, charts, humans: HumanSnapshot, label: str):
+    """The FACT error rates of the models, with the humans' beside them when there are any.
+
+    Returns (overall, by_group, human_rates) for the figures.
+    """
     fact = me.fact_error_rates(answers[["model", "chart_id", "correct"]], charts)
-    label = humans_label(models)
     human_rates, why = _human_rates(humans, charts, label)
     overall, by_group, chi = fact.overall, fact.by_group, fact.chi_square
     if human_rates is None:
@@ -340,19 +317,14 @@ def _build_report(
         "by_group": table(by_group, digits=None),
         "chi_square": table(chi, digits=None),
     }
-    predictions = answers[["model", "chart_id", "prediction"]]
-    mind = me.mind_metrics(predictions, hmi)
-    arrows = me.mind_group_arrows(predictions, hmi, charts)
-    report["mind"] = {
-        "metrics": table(mind, digits=None),
-        "arrows": table(arrows, digits=None),
-        "predictions": table(_predictions_table(predictions, hmi, charts), digits=None),
-    }
-    if not report["has_hmi"]:
-        report["messages"].append(
-            "The study has no computed HMI yet: compute the results to score MIND predictions."
-        )
-    answered = answers[answers["correct"].notna()][["model", "chart_id", "correct"]]
+    return overall, by_group, human_rates
+
+
+def _log_odds_section(report: dict, answered, charts, human_log_odds, seed: int):
+    """The models' log odds ratios and their rank agreement with the humans'.
+
+    Returns (model_log_odds, ranking), ranking None when either side has no estimate.
+    """
     model_log_odds = pd.DataFrame()
     try:
         model_log_odds = me.model_population_log_odds(
@@ -382,6 +354,52 @@ def _build_report(
             dict(zip(empirical["group"], empirical["log_odds_ratio"], strict=True)),
         )
         report["kendall_empirical"] = _ranking(ranking_empirical)
+    return model_log_odds, ranking
+
+
+def _build_report(
+    study: Study,
+    *,
+    catalogue: pd.DataFrame,
+    answers: pd.DataFrame,
+    words: dict,
+    svg: bool,
+    seed: int,
+) -> dict:
+    """Every analysis at full precision; :func:`model_eval_report` rounds for display."""
+    humans = human_snapshot(study)
+    hmi, human_log_odds = humans.hmi, humans.log_odds
+    models = sorted(set(answers["model"]))
+    report: dict = {
+        "models": models,
+        "coverage": [],
+        "has_hmi": bool(hmi["hmi"].notna().any()),
+        "humans": None,
+        "seed": seed,
+        "estimators": ESTIMATORS,
+        "messages": [],
+    }
+    if answers.empty or catalogue.empty:
+        report["messages"].append(NO_ANSWERS)
+        return report
+    charts = analysis_charts(catalogue)
+    report["coverage"] = _coverage(answers, list(catalogue["chart_id"]))
+    label = humans_label(models)
+    overall, by_group, human_rates = _fact_section(report, answers, charts, humans, label)
+    predictions = answers[["model", "chart_id", "prediction"]]
+    mind = me.mind_metrics(predictions, hmi)
+    arrows = me.mind_group_arrows(predictions, hmi, charts)
+    report["mind"] = {
+        "metrics": table(mind, digits=None),
+        "arrows": table(arrows, digits=None),
+        "predictions": table(_predictions_table(predictions, hmi, charts), digits=None),
+    }
+    if not report["has_hmi"]:
+        report["messages"].append(
+            "The study has no computed HMI yet: compute the results to score MIND predictions."
+        )
+    answered = answers[answers["correct"].notna()][["model", "chart_id", "correct"]]
+    model_log_odds, ranking = _log_odds_section(report, answered, charts, human_log_odds, seed)
     rows = answers[["model", "chart_id", "justification"]].merge(hmi, on="chart_id", how="left")
     justifications = justification_report(rows, words, charts=charts)
     report["justifications"] = {

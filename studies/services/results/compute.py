@@ -38,11 +38,9 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
-def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
-    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
-    exclusion = study_exclusion(study)
-    funnel = exclusion.funnel()
-    excluded = [
+def _notable_decisions(exclusion) -> list[dict]:
+    """The sessions worth listing: those excluded and those a researcher overrode."""
+    return [
         {
             "session": d.facts.id,
             "number": d.facts.number,
@@ -55,10 +53,33 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         for d in exclusion.took_part
         if not d.included or d.overridden
     ]
+
+
+def _trials_with_chart_meta(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """One row per trial keyed by chart id, with the group, question, version and manipulation."""
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    return attach_chart_meta(
+        pd.DataFrame(
+            {
+                "participant": trials["participant"].astype(str),
+                "chart_id": trials["chart_pk"].map(code),
+                "correct": trials["correct"],
+            }
+        ),
+        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
+
+
+def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
+    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
+    exclusion = study_exclusion(study)
+    funnel = exclusion.funnel()
     data: dict = {
         "computed_at": timezone.now().isoformat(),
         "funnel": funnel,
-        "decisions": excluded,
+        "decisions": _notable_decisions(exclusion),
         "rules": {
             "max_attention_failures": study.max_attention_failures,
             "min_seconds_per_trial": study.min_seconds_per_trial,
@@ -99,19 +120,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
     if not ids:
         data["messages"].append(NO_PARTICIPANTS)
         return data
-    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
-    with_meta = attach_chart_meta(
-        pd.DataFrame(
-            {
-                "participant": trials["participant"].astype(str),
-                "chart_id": trials["chart_pk"].map(code),
-                "correct": trials["correct"],
-            }
-        ),
-        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
-            columns={"group_manipulation": "manipulation"}
-        ),
-    )
+    with_meta = _trials_with_chart_meta(catalogue, trials)
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
