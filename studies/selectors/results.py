@@ -15,6 +15,7 @@ import pandas as pd
 from django.db import connection
 from django.db.models import Count, Min, Q
 
+from analysis.tables import natural_key
 from studies import exclusion_rules
 from studies.models import (
     Chart,
@@ -175,7 +176,9 @@ def chart_catalogue(study: Study) -> pd.DataFrame:
         "fact_question",
         "answer_key",
     ]
-    return pd.DataFrame(list(rows), columns=columns)
+    # In natural order (G2 before G10) here, not by the database's collation, so every page
+    # and export built on the catalogue lists charts the same way.
+    return pd.DataFrame(sorted(rows, key=lambda r: natural_key(r[1])), columns=columns)
 
 
 def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame:

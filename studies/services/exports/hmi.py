@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from analysis.tables import natural_key
 from core.csv_safety import csv_writer
 from core.datasets import StableZip, metadata_files
 from studies.benchmark_format import IMAGES_DIR, ChartRecord, parse_chart_id, write_benchmark
@@ -38,12 +39,11 @@ DEFINITIONS = {
 }
 
 
-def _charts(study: Study):
-    return (
-        Chart.objects.filter(question__study_pairs__study=study)
-        .select_related("question__group", "manipulation")
-        .order_by("chart_id")
+def _charts(study: Study) -> list[Chart]:
+    charts = Chart.objects.filter(question__study_pairs__study=study).select_related(
+        "question__group", "manipulation"
     )
+    return sorted(charts, key=lambda c: natural_key(c.chart_id))
 
 
 def _record(chart: Chart) -> ChartRecord:
