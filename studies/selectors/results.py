@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import pandas as pd
+from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import Count, Min, Q
 
@@ -179,6 +180,21 @@ def chart_catalogue(study: Study) -> pd.DataFrame:
     # In natural order (G2 before G10) here, not by the database's collation, so every page
     # and export built on the catalogue lists charts the same way.
     return pd.DataFrame(sorted(rows, key=lambda r: natural_key(r[1])), columns=columns)
+
+
+def chart_details(study: Study) -> dict[int, dict]:
+    """chart pk -> its image URL, FACT question and answer key, for the results tables (one query)."""
+    rows = Chart.objects.filter(question__study_pairs__study=study).values_list(
+        "id", "image", "question__text", "question__answer_key"
+    )
+    return {
+        pk: {
+            "image_url": default_storage.url(image) if image else "",
+            "question": text,
+            "answer_key": key,
+        }
+        for pk, image, text, key in rows
+    }
 
 
 def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from analysis.svg import without_inline_styles
@@ -62,6 +63,10 @@ def study_results(request, slug: str):
         # Results computed before figures dropped inline CSS still carry it; the page's
         # Content-Security-Policy would refuse it, so it is converted on the way out.
         data["svg"] = {name: without_inline_styles(svg) for name, svg in data["svg"].items()}
+    if data:
+        details = results_sel.chart_details(study)
+        for chart in data["charts"]:
+            chart.update(details.get(chart["pk"], {}))
     comparable = comparable_studies(study=study) if data else []
     other = next((s for s in comparable if s.slug == request.GET.get("compare")), None)
     context = {
@@ -111,8 +116,19 @@ def study_results_status(request, slug: str):
 @require_POST
 def study_results_compute(request, slug: str):
     study = study_get(user=request.user, slug=slug)
-    results_request_compute(study=study, user=request.user)
-    messages.success(request, "Results are being computed; this page shows them when ready.")
+    job = results_request_compute(study=study, user=request.user)
+    job.refresh_from_db()
+    if job.state == Job.State.DONE:
+        # No worker and no job thread: the run went on inside this request, and it is over.
+        count = (job.result or {}).get("responses", 0)
+        messages.success(
+            request,
+            f"Results recomputed within this request from {count} response{pluralize(count)}.",
+        )
+    elif job.state == Job.State.FAILED:
+        messages.error(request, f"The recompute failed: {job.error}")
+    else:
+        messages.success(request, "Recompute started: the status panel below shows its progress.")
     return redirect("studies:results", slug=study.slug)
 
 

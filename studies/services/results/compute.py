@@ -38,8 +38,17 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
-def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
-    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
+def _no_progress(progress: float, message: str = "") -> None:
+    pass
+
+
+def results_compute(
+    study: Study, *, seed: int | None = None, fit_models: bool = True, report=_no_progress
+) -> dict:
+    """Everything the results page shows, as JSON-ready data. Never raises on awkward data.
+
+    ``report(progress, message)`` hears of each step (a job's reporter, for its status panel).
+    """
     exclusion = study_exclusion(study)
     funnel = exclusion.funnel()
     excluded = [
@@ -92,6 +101,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         ),
     )
     data["groups"] = _records(table)
+    report(0.3, "Drawing the figures")
     data["svg"] = {
         "sorted": sorted_hmi_svg(hmi),
         "paired": paired_group_svg(table),
@@ -112,10 +122,12 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
             columns={"group_manipulation": "manipulation"}
         ),
     )
+    report(0.4, "Chi-square tests")
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
     if fit_models:
+        report(0.5, "Fitting the mixed-effects and GEE models")
         fits = log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
         data["log_odds"] = _records(fits)
         data["kendall"] = kendall_vs_paper(fits)
