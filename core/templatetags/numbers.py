@@ -46,3 +46,16 @@ def format_number(value, kind: str = "") -> str:
 @register.filter
 def num(value, kind: str = "") -> str:
     return format_number(value, kind)
+
+
+@register.filter
+def zip_kinds(values, kinds) -> list[tuple]:
+    """Pairs each cell with its column's kind; a table without kinds shows every cell as text."""
+    kinds = list(kinds or [])
+    return [(v, kinds[i] if i < len(kinds) else "text") for i, v in enumerate(values)]
+
+
+@register.filter
+def kind_class(kind: str) -> str:
+    """Text (and yes/no flags) align left; numbers align right, digits under digits."""
+    return "" if kind in ("text", "flag", "") else "num"

@@ -32,7 +32,7 @@ def _error_text(exc: ValidationError) -> str:
     return " ".join(exc.messages)
 
 
-def _job_view(job: Job | None) -> dict | None:
+def job_view(job: Job | None) -> dict | None:
     if job is None:
         return None
     return {
@@ -75,7 +75,7 @@ def study_results(request, slug: str):
         "comparable": comparable,
         "comparison": study_comparison(study, other) if other else None,
         "snapshot": snapshot,
-        "job": _job_view(job),
+        "job": job_view(job),
         "running": job is not None and not job.is_finished,
         "stale": bool(
             snapshot and snapshot.computed_at and snapshot.response_count != response_count
@@ -88,7 +88,7 @@ def study_results(request, slug: str):
         "gee": gee,
         "formats": exports.FORMATS.values(),
         "direct_exports": response_count <= DIRECT_EXPORT_LIMIT,
-        "export_jobs": [(j, _job_view(j)) for j in export_jobs],
+        "export_jobs": [(j, job_view(j)) for j in export_jobs],
     }
     return render(request, "studies/results/results.html", context)
 
@@ -98,7 +98,7 @@ def study_results_status(request, slug: str):
     """The compute job's state, polled by the page while a run is going."""
     study = study_get(user=request.user, slug=slug)
     snapshot, job, response_count, _ = results_sel.study_results_state(study)
-    view = _job_view(job) or {}
+    view = job_view(job) or {}
     view.pop("created_at", None)
     view.pop("finished_at", None)
     return JsonResponse(
