@@ -302,6 +302,31 @@ def log_odds_by_group(
     return pd.DataFrame(rows, columns=LOG_ODDS_COLUMNS)
 
 
+def model_trials(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
+    """The trials :func:`log_odds_by_group` fits its models on, one row each, long format.
+
+    participant, chart_id, group, question, version (1 / 2), manipulated (0 / 1) and error
+    (1 wrong or unanswered, 0 correct), for the groups the fit keeps (a group with an
+    unbounded cell is left out, see :func:`log_odds_by_group`); in natural group order.
+    This is the data a replication in R (lme4's ``glmer``) reads.
+    """
+    frame = trial_errors(trials_with_meta)
+    frame["chart_id"] = pd.DataFrame(trials_with_meta)["chart_id"].astype(str).to_numpy()
+    usable = [
+        g
+        for g in natural_sorted(frame["group"].unique())
+        if _degenerate_reason(frame[frame["group"] == g]) is None
+    ]
+    kept = frame[frame["group"].isin(usable)].copy()
+    kept["manipulated"] = (kept["version"] == 2).astype(int)
+    kept["error"] = kept["error"].astype(int)
+    order = {g: i for i, g in enumerate(usable)}
+    kept["_order"] = kept["group"].map(order)
+    kept = kept.sort_values(["_order", "participant", "chart_id"], kind="mergesort")
+    columns = ["participant", "chart_id", "group", "question", "version", "manipulated", "error"]
+    return kept[columns].reset_index(drop=True)
+
+
 # --------------------------------------------------------------------------- Kendall
 
 
