@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from analysis.tables import join_unique, natural_sorted, trial_errors
+from analysis.tables import join_unique, natural_key, natural_sorted, trial_errors
 
 MIXED_ESTIMATOR = "BinomialBayesMixedGLM (variational Bayes)"
 GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
@@ -320,9 +320,15 @@ def model_trials(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
     kept = frame[frame["group"].isin(usable)].copy()
     kept["manipulated"] = (kept["version"] == 2).astype(int)
     kept["error"] = kept["error"].astype(int)
-    order = {g: i for i, g in enumerate(usable)}
-    kept["_order"] = kept["group"].map(order)
-    kept = kept.sort_values(["_order", "participant", "chart_id"], kind="mergesort")
+    ordered = sorted(
+        kept.index,
+        key=lambda i: (
+            natural_key(kept.at[i, "group"]),
+            kept.at[i, "participant"],
+            natural_key(kept.at[i, "chart_id"]),
+        ),
+    )
+    kept = kept.loc[ordered]
     columns = ["participant", "chart_id", "group", "question", "version", "manipulated", "error"]
     return kept[columns].reset_index(drop=True)
 

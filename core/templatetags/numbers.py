@@ -38,7 +38,7 @@ def format_number(value, kind: str = "") -> str:
         return "< 0.001" if value < 0.001 else f"{value:.3f}"
     if kind == "int" or integral:
         return str(round(value))
-    if abs(value) < 0.1:
+    if 0 < abs(value) < 0.1:
         return f"{value:.3f}"
     return f"{value:.2f}"
 
