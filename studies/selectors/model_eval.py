@@ -340,18 +340,24 @@ def _build_report(
     if svg:
         step(0.8, "Drawing the figures")
         human_name = label if human_rates is not None else None
-        report["svg"] = {
-            "fact": me.fact_error_svg(overall, humans=human_name),
-            "fact_groups": me.fact_group_svg(by_group, humans=human_name),
-            "mind_scatter": me.mind_scatter_svg(predictions, hmi, metrics=mind, charts=charts),
-            "mind_arrows": me.mind_arrows_svg(arrows),
-            "log_odds": (
-                me.log_odds_comparison_svg(human_log_odds, model_log_odds)
-                if ranking is not None
-                else ""
-            ),
-        }
+        report["svg"] = _figures(
+            overall, by_group, predictions, hmi, mind, charts, arrows, human_name,
+            human_log_odds, model_log_odds, ranking is not None,
+        )  # fmt: skip
     return report
+
+
+def _figures(
+    overall, by_group, predictions, hmi, mind, charts, arrows, human_name,
+    human_log_odds, model_log_odds, ranked: bool,
+) -> dict:  # fmt: skip
+    return {
+        "fact": me.fact_error_svg(overall, humans=human_name),
+        "fact_groups": me.fact_group_svg(by_group, humans=human_name),
+        "mind_scatter": me.mind_scatter_svg(predictions, hmi, metrics=mind, charts=charts),
+        "mind_arrows": me.mind_arrows_svg(arrows),
+        "log_odds": (me.log_odds_comparison_svg(human_log_odds, model_log_odds) if ranked else ""),
+    }
 
 
 NO_ANSWERS = "No model answers imported yet."

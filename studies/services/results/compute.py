@@ -38,6 +38,23 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
+def _decision_rows(exclusion) -> list[dict]:
+    """The sessions excluded, or included by a researcher's override."""
+    return [
+        {
+            "session": d.facts.id,
+            "number": d.facts.number,
+            "status": d.facts.status,
+            "included": d.included,
+            "overridden": d.overridden,
+            "main_reason": d.main_reason,
+            "reasons": d.reason_text,
+        }
+        for d in exclusion.took_part
+        if not d.included or d.overridden
+    ]
+
+
 def _no_progress(progress: float, message: str = "") -> None:
     pass
 
@@ -51,19 +68,7 @@ def results_compute(
     """
     exclusion = study_exclusion(study)
     funnel = exclusion.funnel()
-    excluded = [
-        {
-            "session": d.facts.id,
-            "number": d.facts.number,
-            "status": d.facts.status,
-            "included": d.included,
-            "overridden": d.overridden,
-            "main_reason": d.main_reason,
-            "reasons": d.reason_text,
-        }
-        for d in exclusion.took_part
-        if not d.included or d.overridden
-    ]
+    excluded = _decision_rows(exclusion)
     data: dict = {
         "computed_at": timezone.now().isoformat(),
         "funnel": funnel,
