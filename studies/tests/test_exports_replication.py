@@ -10,7 +10,7 @@ import pytest
 from studies.models import ParticipantSession, Trial
 from studies.services.exports import export_write
 from studies.services.results.exclusion import study_exclusion
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 
 pytestmark = pytest.mark.django_db
 

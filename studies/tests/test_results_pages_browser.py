@@ -7,7 +7,7 @@ import pytest
 
 from analysis.tables import natural_sorted
 from demo.model_eval import load_model_eval_demo
-from studies.tests.results_helpers import simulated_study
+from studies.tests.factories import simulated_study
 from studies.tests.test_results_browser import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
