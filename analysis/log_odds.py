@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from analysis.tables import join_unique, natural_sorted, trial_errors
+from analysis.tables import join_unique, natural_key, natural_sorted, trial_errors
 
 MIXED_ESTIMATOR = "BinomialBayesMixedGLM (variational Bayes)"
 GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
@@ -306,6 +306,37 @@ def log_odds_by_group(
         }
         results = {name: _fit_or_message(name, fitters[name], usable) for name in estimators}
     return _log_odds_frame(groups, estimators, base, results)
+
+
+def model_trials(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
+    """The trials :func:`log_odds_by_group` fits its models on, one row each, long format.
+
+    participant, chart_id, group, question, version (1 / 2), manipulated (0 / 1) and error
+    (1 wrong or unanswered, 0 correct), for the groups the fit keeps (a group with an
+    unbounded cell is left out, see :func:`log_odds_by_group`); in natural group order.
+    This is the data a replication in R (lme4's ``glmer``) reads.
+    """
+    frame = trial_errors(trials_with_meta)
+    frame["chart_id"] = pd.DataFrame(trials_with_meta)["chart_id"].astype(str).to_numpy()
+    usable = [
+        g
+        for g in natural_sorted(frame["group"].unique())
+        if _degenerate_reason(frame[frame["group"] == g]) is None
+    ]
+    kept = frame[frame["group"].isin(usable)].copy()
+    kept["manipulated"] = (kept["version"] == 2).astype(int)
+    kept["error"] = kept["error"].astype(int)
+    ordered = sorted(
+        kept.index,
+        key=lambda i: (
+            natural_key(kept.at[i, "group"]),
+            kept.at[i, "participant"],
+            natural_key(kept.at[i, "chart_id"]),
+        ),
+    )
+    kept = kept.loc[ordered]
+    columns = ["participant", "chart_id", "group", "question", "version", "manipulated", "error"]
+    return kept[columns].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- Kendall

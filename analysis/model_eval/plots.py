@@ -148,7 +148,10 @@ def fact_group_svg(
     grid = np.array(
         [[indexed.get((g, m, s), np.nan) for m, s in columns] for g in groups], dtype=float
     )
-    fig = Figure(figsize=(max(4.0, 0.55 * len(columns) + 2.5), max(2.0, 0.32 * len(groups) + 1.6)))
+    fig = Figure(
+        figsize=(max(4.0, 0.6 * len(columns) + 3.0), max(2.0, 0.34 * len(groups) + 2.2)),
+        layout="constrained",
+    )
     ax = fig.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(grid), cmap="Reds", vmin=0, vmax=1, aspect="auto")
     for (r, c), value in np.ndenumerate(grid):
@@ -156,9 +159,14 @@ def fact_group_svg(
         colour = "white" if np.isfinite(value) and value > 0.6 else "#222222"
         ax.text(c, r, label, ha="center", va="center", fontsize=7, color=colour)
     ax.set_xticks(range(len(columns)))
+    # One line per column, turned 45 degrees and anchored at its tick: long model names then
+    # run past each other instead of into each other, whatever their length.
     ax.set_xticklabels(
-        [f"{_text(m)}\n{'plain' if s == 'non-manipulated' else 'manip.'}" for m, s in columns],
-        fontsize=7,
+        [f"{_text(m)} · {'plain' if s == 'non-manipulated' else 'manip.'}" for m, s in columns],
+        fontsize=8,
+        rotation=45,
+        ha="right",
+        rotation_mode="anchor",
     )
     if with_humans:
         for tick in ax.get_xticklabels()[:2]:

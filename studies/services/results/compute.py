@@ -38,8 +38,8 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
-def _notable_decisions(exclusion) -> list[dict]:
-    """The sessions worth listing: those excluded and those a researcher overrode."""
+def _decision_rows(exclusion) -> list[dict]:
+    """The sessions excluded, or included by a researcher's override."""
     return [
         {
             "session": d.facts.id,
@@ -55,31 +55,24 @@ def _notable_decisions(exclusion) -> list[dict]:
     ]
 
 
-def _trials_with_chart_meta(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """One row per trial keyed by chart id, with the group, question, version and manipulation."""
-    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
-    return attach_chart_meta(
-        pd.DataFrame(
-            {
-                "participant": trials["participant"].astype(str),
-                "chart_id": trials["chart_pk"].map(code),
-                "correct": trials["correct"],
-            }
-        ),
-        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
-            columns={"group_manipulation": "manipulation"}
-        ),
-    )
+def _no_progress(progress: float, message: str = "") -> None:
+    pass
 
 
-def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
-    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
+def results_compute(
+    study: Study, *, seed: int | None = None, fit_models: bool = True, report=_no_progress
+) -> dict:
+    """Everything the results page shows, as JSON-ready data. Never raises on awkward data.
+
+    ``report(progress, message)`` hears of each step (a job's reporter, for its status panel).
+    """
     exclusion = study_exclusion(study)
     funnel = exclusion.funnel()
+    excluded = _decision_rows(exclusion)
     data: dict = {
         "computed_at": timezone.now().isoformat(),
         "funnel": funnel,
-        "decisions": _notable_decisions(exclusion),
+        "decisions": excluded,
         "rules": {
             "max_attention_failures": study.max_attention_failures,
             "min_seconds_per_trial": study.min_seconds_per_trial,
@@ -113,6 +106,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         ),
     )
     data["groups"] = _records(table)
+    report(0.3, "Drawing the figures")
     data["svg"] = {
         "sorted": sorted_hmi_svg(hmi),
         "paired": paired_group_svg(table),
@@ -120,11 +114,25 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
     if not ids:
         data["messages"].append(NO_PARTICIPANTS)
         return data
-    with_meta = _trials_with_chart_meta(catalogue, trials)
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    with_meta = attach_chart_meta(
+        pd.DataFrame(
+            {
+                "participant": trials["participant"].astype(str),
+                "chart_id": trials["chart_pk"].map(code),
+                "correct": trials["correct"],
+            }
+        ),
+        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
+    report(0.4, "Chi-square tests")
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
     if fit_models:
+        report(0.5, "Fitting the mixed-effects and GEE models")
         fits = log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
         data["log_odds"] = _records(fits)
         data["kendall"] = kendall_vs_paper(fits)
