@@ -92,6 +92,7 @@ def job_runner_register(name: str, submit: Callable[..., None]) -> None:
     """Say how runner ``name`` ("local" or "celery") takes a job: ``submit(job_id=...)``."""
     _RUNNERS[name] = submit
 
+
 def jobs_run_in_background() -> bool:
     """Whether a dispatched job runs apart from the request that made it (a worker or a job
     thread); without a broker under the "celery" runner it runs inside the request."""
