@@ -49,53 +49,76 @@ def sorted_hmi_svg(hmi_frame: pd.DataFrame, *, title: str | None = None) -> str:
     # A stable sort keeps ties in input order, so the same data draws the same figure.
     shown = shown.sort_values("hmi", kind="mergesort").reset_index(drop=True)
 
+    # Horizontal bars, largest HMI at the top: every chart id reads level at a normal size,
+    # however many charts there are (vertical bars needed tiny 90-degree labels). The
+    # ascending sort puts the first row at the bottom of the y-axis.
     n = len(shown)
-    fig = Figure(figsize=(min(max(6.0, 0.14 * n + 1.5), 30.0), 4.2))
+    fig = Figure(figsize=(10.0, max(2.4, 0.24 * n + 1.3)), layout="constrained")
     ax = fig.add_subplot()
-    x = np.arange(n)
+    y = np.arange(n)
     hmi = shown["hmi"].to_numpy(dtype=float)
-    ax.bar(
-        x,
-        hmi,
-        width=0.8,
-        color=[_VERSION_COLOUR[v] for v in shown["version"]],
-        edgecolor="none",
+    bars = ax.barh(
+        y, hmi, height=0.75, color=[_VERSION_COLOUR[v] for v in shown["version"]], edgecolor="none"
     )
+    low = high = np.full(n, np.nan)
     if {"ci_low", "ci_high"} <= set(shown.columns):
         low = pd.to_numeric(shown["ci_low"]).to_numpy(dtype=float)
         high = pd.to_numeric(shown["ci_high"]).to_numpy(dtype=float)
         has_ci = np.isfinite(low) & np.isfinite(high)
         if has_ci.any():
             ax.errorbar(
-                x[has_ci],
                 hmi[has_ci],
-                yerr=[hmi[has_ci] - low[has_ci], high[has_ci] - hmi[has_ci]],
+                y[has_ci],
+                xerr=[hmi[has_ci] - low[has_ci], high[has_ci] - hmi[has_ci]],
                 fmt="none",
                 ecolor="#333333",
-                elinewidth=0.7,
-                capsize=1.5,
+                elinewidth=0.8,
+                capsize=2,
             )
-    ax.set_xticks(x)
-    ax.set_xticklabels([_text(c) for c in shown["chart_id"]], rotation=90, fontsize=6)
-    ax.set_xlim(-0.6, n - 0.4)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("HMI (fraction not correct)")
-    xlabel = "chart, sorted by HMI"
+    titles = {}
+    for i, (bar, record) in enumerate(zip(bars, shown.to_dict("records"), strict=True)):
+        bar.set_gid(f"hmi-sorted-{i}")
+        titles[f"hmi-sorted-{i}"] = _bar_title(record, low[i], high[i])
+    ax.set_yticks(y)
+    ax.set_yticklabels([_text(c) for c in shown["chart_id"]], fontsize=9)
+    ax.set_ylim(-0.6, n - 0.4)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("HMI (fraction not correct)")
+    ylabel = "chart, sorted by HMI"
     if n_hidden:
-        xlabel += f" ({n_hidden} chart(s) without answers not shown)"
-    ax.set_xlabel(xlabel)
+        ylabel += f" ({n_hidden} chart(s) without answers not shown)"
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="x", color="#eeeeee", linewidth=0.8)
+    ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(
-        handles=[
+    _legend_above(
+        fig,
+        [
             Patch(color=NON_MANIPULATED_COLOUR, label="non-manipulated (_1)"),
             Patch(color=MANIPULATED_COLOUR, label="manipulated (_2)"),
         ],
-        loc="upper left",
-        frameon=False,
-        fontsize=8,
     )
     ax.set_title(_text(title) if title else "HMI of each chart, 95% Wilson intervals", fontsize=10)
-    return figure_to_svg(fig)
+    return figure_to_svg(fig, titles=titles)
+
+
+def _legend_above(fig, handles) -> None:
+    # Outside the axes, above them: a legend inside the data area covers marks (G8 once).
+    fig.legend(handles=handles, loc="outside upper center", ncols=len(handles), frameon=False)
+
+
+def _number(value) -> str:
+    return "n/a" if value is None or not np.isfinite(value) else f"{value:.2f}"
+
+
+def _bar_title(record: dict, low: float, high: float) -> str:
+    version = "manipulated" if record["version"] == 2 else "non-manipulated"
+    text = f"{record['chart_id']} ({version}): HMI {_number(record['hmi'])}"
+    if np.isfinite(low) and np.isfinite(high):
+        text += f", 95% CI {low:.2f} to {high:.2f}"
+    if record.get("n") is not None and pd.notna(record.get("n")):
+        text += f", n = {int(record['n'])}"
+    return text
 
 
 def paired_group_svg(group_table: pd.DataFrame, *, title: str | None = None) -> str:
@@ -137,37 +160,43 @@ def paired_group_svg(group_table: pd.DataFrame, *, title: str | None = None) -> 
         labels.append(_text("  ".join(parts)))
 
     n = len(frame)
-    fig = Figure(figsize=(7.0, max(1.8, 0.32 * n + 1.2)))
+    fig = Figure(figsize=(10.0, max(2.2, 0.36 * n + 1.4)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(n)
-    both = np.isfinite(plain) & np.isfinite(manipulated)
-    for yi, a, b in zip(y[both], plain[both], manipulated[both], strict=True):
-        ax.plot([a, b], [yi, yi], color="#999999", linewidth=1.5, zorder=1)
-    ax.scatter(plain, y, color=NON_MANIPULATED_COLOUR, s=36, zorder=2)
-    ax.scatter(manipulated, y, color=MANIPULATED_COLOUR, s=36, zorder=2)
+    titles = {}
+    for i, (record, a, b) in enumerate(
+        zip(frame.to_dict("records"), plain, manipulated, strict=True)
+    ):
+        if np.isfinite(a) and np.isfinite(b):
+            ax.plot([a, b], [i, i], color="#999999", linewidth=1.5, zorder=1)
+        # One artist per dot, each with its own id, so each gets its own hover value.
+        for value, colour, kind in (
+            (a, NON_MANIPULATED_COLOUR, "non-manipulated"),
+            (b, MANIPULATED_COLOUR, "manipulated"),
+        ):
+            if not np.isfinite(value):
+                continue
+            gid = f"hmi-paired-{i}-{kind}"
+            dot = ax.scatter([value], [i], color=colour, s=40, zorder=2)
+            dot.set_gid(gid)
+            titles[gid] = f"{record['group']} {kind}: mean HMI {value:.2f}"
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=8)
+    ax.set_yticklabels(labels, fontsize=9)
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.7, n - 0.3)
     ax.set_xlabel("mean HMI of the group's charts")
     ax.grid(axis="x", color="#eeeeee", linewidth=0.8)
     ax.set_axisbelow(True)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(
-        handles=[
+    _legend_above(
+        fig,
+        [
             Line2D(
-                [],
-                [],
-                marker="o",
-                linestyle="",
-                color=NON_MANIPULATED_COLOUR,
+                [], [], marker="o", linestyle="", color=NON_MANIPULATED_COLOUR,
                 label="non-manipulated",
             ),
             Line2D([], [], marker="o", linestyle="", color=MANIPULATED_COLOUR, label="manipulated"),
         ],
-        loc="lower right",
-        frameon=False,
-        fontsize=8,
-    )
+    )  # fmt: skip
     ax.set_title(_text(title) if title else "Mean HMI per manipulation group", fontsize=10)
-    return figure_to_svg(fig)
+    return figure_to_svg(fig, titles=titles)

@@ -24,7 +24,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from analysis.tables import join_unique, natural_sorted, trial_errors
+from analysis.tables import join_unique, natural_key, natural_sorted, trial_errors
 
 MIXED_ESTIMATOR = "BinomialBayesMixedGLM (variational Bayes)"
 GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
@@ -195,6 +195,41 @@ def _cell_code(group, version: int) -> str:
     return f"{group}|v{version}"
 
 
+def _group_base(frame: pd.DataFrame, group) -> dict:
+    """The columns of a group's rows that do not depend on the fit; ``message`` says why not fitted."""
+    part = frame[frame["group"] == group]
+    return {
+        "group": group,
+        "manipulation": _group_manipulation(frame, group),
+        "n_trials": len(part),
+        "message": _degenerate_reason(part),
+    }
+
+
+def _fit_or_message(name: str, fit, usable: list) -> dict:
+    # A singular or otherwise failed fit must become a row message, since a
+    # researcher's analysis page should never crash on awkward data.
+    try:
+        return fit()
+    except Exception as exc:
+        failure = f"model fit failed: {type(exc).__name__}: {exc}"
+        return {g: {"estimator": name, "message": failure} for g in usable}
+
+
+def _log_odds_frame(groups: list, estimators: list, base: dict, results: dict) -> pd.DataFrame:
+    """One row per group and estimator; NaN where an estimator has no number for the group."""
+    rows = []
+    for group in groups:
+        for name in estimators:
+            row = dict.fromkeys(LOG_ODDS_COLUMNS, np.nan)
+            row.update(base[group])
+            row["estimator"] = name
+            row["interval"] = None
+            row.update(results[name].get(group, {}))
+            rows.append(row)
+    return pd.DataFrame(rows, columns=LOG_ODDS_COLUMNS)
+
+
 def log_odds_by_group(
     trials_with_meta: pd.DataFrame,
     *,
@@ -254,20 +289,8 @@ def log_odds_by_group(
     groups = natural_sorted(frame["group"].unique())
     estimators = [MIXED_ESTIMATOR] + ([GEE_ESTIMATOR] if include_gee else [])
 
-    base = {}
-    usable = []
-    for group in groups:
-        part = frame[frame["group"] == group]
-        reason = _degenerate_reason(part)
-        base[group] = {
-            "group": group,
-            "manipulation": _group_manipulation(frame, group),
-            "n_trials": len(part),
-            "message": reason,
-        }
-        if reason is None:
-            usable.append(group)
-
+    base = {group: _group_base(frame, group) for group in groups}
+    usable = [group for group in groups if base[group]["message"] is None]
     results: dict[str, dict] = {name: {} for name in estimators}
     if usable:
         data = frame[frame["group"].isin(usable)].reset_index(drop=True)
@@ -281,25 +304,39 @@ def log_odds_by_group(
             ),
             GEE_ESTIMATOR: lambda: _fit_gee(data, usable, z, confidence, max_iterations),
         }
-        for name in estimators:
-            # A singular or otherwise failed fit must become a row message, since a
-            # researcher's analysis page should never crash on awkward data.
-            try:
-                results[name] = fitters[name]()
-            except Exception as exc:
-                failure = f"model fit failed: {type(exc).__name__}: {exc}"
-                results[name] = {g: {"estimator": name, "message": failure} for g in usable}
+        results = {name: _fit_or_message(name, fitters[name], usable) for name in estimators}
+    return _log_odds_frame(groups, estimators, base, results)
 
-    rows = []
-    for group in groups:
-        for name in estimators:
-            row = dict.fromkeys(LOG_ODDS_COLUMNS, np.nan)
-            row.update(base[group])
-            row["estimator"] = name
-            row["interval"] = None
-            row.update(results[name].get(group, {}))
-            rows.append(row)
-    return pd.DataFrame(rows, columns=LOG_ODDS_COLUMNS)
+
+def model_trials(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
+    """The trials :func:`log_odds_by_group` fits its models on, one row each, long format.
+
+    participant, chart_id, group, question, version (1 / 2), manipulated (0 / 1) and error
+    (1 wrong or unanswered, 0 correct), for the groups the fit keeps (a group with an
+    unbounded cell is left out, see :func:`log_odds_by_group`); in natural group order.
+    This is the data a replication in R (lme4's ``glmer``) reads.
+    """
+    frame = trial_errors(trials_with_meta)
+    frame["chart_id"] = pd.DataFrame(trials_with_meta)["chart_id"].astype(str).to_numpy()
+    usable = [
+        g
+        for g in natural_sorted(frame["group"].unique())
+        if _degenerate_reason(frame[frame["group"] == g]) is None
+    ]
+    kept = frame[frame["group"].isin(usable)].copy()
+    kept["manipulated"] = (kept["version"] == 2).astype(int)
+    kept["error"] = kept["error"].astype(int)
+    ordered = sorted(
+        kept.index,
+        key=lambda i: (
+            natural_key(kept.at[i, "group"]),
+            kept.at[i, "participant"],
+            natural_key(kept.at[i, "chart_id"]),
+        ),
+    )
+    kept = kept.loc[ordered]
+    columns = ["participant", "chart_id", "group", "question", "version", "manipulated", "error"]
+    return kept[columns].reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- Kendall

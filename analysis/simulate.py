@@ -155,6 +155,135 @@ def _population_error_probability(eta: np.ndarray, sd: float) -> np.ndarray:
     return expit(eta[:, None] - sd * nodes[None, :]) @ weights
 
 
+def _checked_versions(charts: pd.DataFrame) -> pd.Series:
+    """Refuse a catalogue the simulation cannot use; return its numeric versions."""
+    missing = [c for c in _CHART_COLUMNS if c not in charts.columns]
+    if missing:
+        raise ValueError(f"charts is missing column(s) {missing}")
+    if charts.empty:
+        raise ValueError("charts is empty")
+    if charts["chart_id"].duplicated().any():
+        raise ValueError("chart_id values must be unique")
+    version = pd.to_numeric(charts["version"], errors="coerce")
+    if not version.isin([1, 2]).all():
+        raise ValueError("version must be 1 (non-manipulated) or 2 (manipulated)")
+    return version
+
+
+def _check_parameters(
+    *,
+    n_participants: int,
+    attention_fail_rate: float,
+    inattentive_error: float,
+    unanswered_rate: float,
+    participant_sd: float,
+    question_sd: float,
+) -> None:
+    if n_participants < 1:
+        raise ValueError("n_participants must be at least 1")
+    for name, rate in (
+        ("attention_fail_rate", attention_fail_rate),
+        ("inattentive_error", inattentive_error),
+        ("unanswered_rate", unanswered_rate),
+    ):
+        if not 0 <= rate <= 1:
+            raise ValueError(f"{name} must be between 0 and 1")
+    if participant_sd < 0 or question_sd < 0:
+        raise ValueError("standard deviations must be non-negative")
+
+
+def _group_log_odds(
+    groups: list, base_error, manipulation_effect
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Per group: the error log-odds of version 1 and the extra log-odds of version 2."""
+
+    def to_logit(p):
+        if np.any((p <= 0) | (p >= 1)):
+            raise ValueError("base_error must be strictly between 0 and 1")
+        return logit(p)
+
+    base = dict(zip(groups, _per_group(base_error, groups, "base_error", to_logit), strict=True))
+    effect = dict(
+        zip(groups, _per_group(manipulation_effect, groups, "manipulation_effect"), strict=True)
+    )
+    return base, effect
+
+
+def _chart_log_odds(
+    charts: pd.DataFrame, is_manipulated: np.ndarray, base: dict, effect: dict, difficulty: dict
+) -> np.ndarray:
+    """Each chart's error log-odds for a participant of average ability (a_i = 0)."""
+    chart_base = np.array([base[g] for g in charts["group"]]) + is_manipulated * np.array(
+        [effect[g] for g in charts["group"]]
+    )
+    return chart_base + np.array(
+        [difficulty[k] for k in zip(charts["group"], charts["question"], strict=True)]
+    )
+
+
+def _random_positions(rng: np.random.Generator, n_participants: int, n_charts: int) -> np.ndarray:
+    """A fresh random presentation order per participant: position[i, c] of chart c."""
+    order = np.argsort(rng.random((n_participants, n_charts)), axis=1)
+    position = np.empty_like(order)
+    np.put_along_axis(position, order, np.arange(n_charts)[None, :], axis=1)
+    return position
+
+
+def _participant_ids(n: int) -> list[str]:
+    width = max(3, len(str(n)))
+    return [f"P{i + 1:0{width}d}" for i in range(n)]
+
+
+def _trials_frame(
+    participant_ids: list[str],
+    chart_ids: pd.Series,
+    position: np.ndarray,
+    wrong: np.ndarray,
+    blank: np.ndarray,
+) -> pd.DataFrame:
+    """One row per (participant, chart), participant-major; a blank answer is ``<NA>``."""
+    correct = pd.array((~wrong).ravel(), dtype="boolean")
+    correct[blank.ravel()] = pd.NA
+    return pd.DataFrame(
+        {
+            "participant": np.repeat(participant_ids, len(chart_ids)),
+            "chart_id": np.tile(chart_ids.to_numpy(), len(participant_ids)),
+            "position": position.ravel(),
+            "correct": correct,
+        }
+    )
+
+
+def _truth_frame(
+    charts: pd.DataFrame, eta: np.ndarray, participant_sd: float, unanswered_rate: float
+) -> pd.DataFrame:
+    truth = charts.copy()
+    truth["true_log_odds"] = eta
+    truth["true_error_probability"] = _population_error_probability(eta, participant_sd)
+    truth["expected_hmi"] = (
+        unanswered_rate + (1 - unanswered_rate) * truth["true_error_probability"]
+    )
+    return truth
+
+
+def _group_effects_frame(
+    charts: pd.DataFrame, is_manipulated: np.ndarray, groups: list, base: dict, effect: dict
+) -> pd.DataFrame:
+    if "manipulation" in charts.columns:
+        manipulated = charts.loc[is_manipulated]
+        manipulation = manipulated.groupby("group", sort=False)["manipulation"].first()
+    else:
+        manipulation = pd.Series(dtype=object)
+    return pd.DataFrame(
+        {
+            "group": groups,
+            "manipulation": [manipulation.get(g) for g in groups],
+            "base_log_odds": [base[g] for g in groups],
+            "true_log_odds_effect": [effect[g] for g in groups],
+        }
+    )
+
+
 def simulate_trials(
     charts: pd.DataFrame,
     n_participants: int,
@@ -191,40 +320,19 @@ def simulate_trials(
     The same ``seed`` and inputs always give the same study.
     """
     charts = pd.DataFrame(charts).reset_index(drop=True)
-    missing = [c for c in _CHART_COLUMNS if c not in charts.columns]
-    if missing:
-        raise ValueError(f"charts is missing column(s) {missing}")
-    if charts.empty:
-        raise ValueError("charts is empty")
-    if charts["chart_id"].duplicated().any():
-        raise ValueError("chart_id values must be unique")
-    version = pd.to_numeric(charts["version"], errors="coerce")
-    if not version.isin([1, 2]).all():
-        raise ValueError("version must be 1 (non-manipulated) or 2 (manipulated)")
-    if n_participants < 1:
-        raise ValueError("n_participants must be at least 1")
-    for name, rate in (
-        ("attention_fail_rate", attention_fail_rate),
-        ("inattentive_error", inattentive_error),
-        ("unanswered_rate", unanswered_rate),
-    ):
-        if not 0 <= rate <= 1:
-            raise ValueError(f"{name} must be between 0 and 1")
-    if participant_sd < 0 or question_sd < 0:
-        raise ValueError("standard deviations must be non-negative")
+    version = _checked_versions(charts)
+    _check_parameters(
+        n_participants=n_participants,
+        attention_fail_rate=attention_fail_rate,
+        inattentive_error=inattentive_error,
+        unanswered_rate=unanswered_rate,
+        participant_sd=participant_sd,
+        question_sd=question_sd,
+    )
 
     rng = np.random.default_rng(seed)
     groups = list(dict.fromkeys(charts["group"]))
-
-    def to_logit(p):
-        if np.any((p <= 0) | (p >= 1)):
-            raise ValueError("base_error must be strictly between 0 and 1")
-        return logit(p)
-
-    base = dict(zip(groups, _per_group(base_error, groups, "base_error", to_logit), strict=True))
-    effect = dict(
-        zip(groups, _per_group(manipulation_effect, groups, "manipulation_effect"), strict=True)
-    )
+    base, effect = _group_log_odds(groups, base_error, manipulation_effect)
 
     question_keys = list(dict.fromkeys(zip(charts["group"], charts["question"], strict=True)))
     difficulty = dict(
@@ -234,63 +342,25 @@ def simulate_trials(
     inattentive = rng.random(n_participants) < attention_fail_rate
 
     is_manipulated = (version == 2).to_numpy()
-    chart_base = np.array([base[g] for g in charts["group"]]) + is_manipulated * np.array(
-        [effect[g] for g in charts["group"]]
-    )
-    eta = chart_base + np.array(
-        [difficulty[k] for k in zip(charts["group"], charts["question"], strict=True)]
-    )
+    eta = _chart_log_odds(charts, is_manipulated, base, effect, difficulty)
 
     n_charts = len(charts)
     p_error = expit(eta[None, :] - ability[:, None])
     p_error[inattentive, :] = inattentive_error
     wrong = rng.random((n_participants, n_charts)) < p_error
     blank = rng.random((n_participants, n_charts)) < unanswered_rate
-    order = np.argsort(rng.random((n_participants, n_charts)), axis=1)
-    position = np.empty_like(order)
-    np.put_along_axis(position, order, np.arange(n_charts)[None, :], axis=1)
+    position = _random_positions(rng, n_participants, n_charts)
 
-    width = max(3, len(str(n_participants)))
-    participant_ids = [f"P{i + 1:0{width}d}" for i in range(n_participants)]
-    correct = pd.array((~wrong).ravel(), dtype="boolean")
-    correct[blank.ravel()] = pd.NA
-    trials = pd.DataFrame(
-        {
-            "participant": np.repeat(participant_ids, n_charts),
-            "chart_id": np.tile(charts["chart_id"].to_numpy(), n_participants),
-            "position": position.ravel(),
-            "correct": correct,
-        }
-    )
+    participant_ids = _participant_ids(n_participants)
+    trials = _trials_frame(participant_ids, charts["chart_id"], position, wrong, blank)
 
-    truth = charts.copy()
-    truth["true_log_odds"] = eta
-    truth["true_error_probability"] = _population_error_probability(eta, participant_sd)
-    truth["expected_hmi"] = (
-        unanswered_rate + (1 - unanswered_rate) * truth["true_error_probability"]
-    )
-
-    if "manipulation" in charts.columns:
-        manipulated = charts.loc[is_manipulated]
-        manipulation = manipulated.groupby("group", sort=False)["manipulation"].first()
-    else:
-        manipulation = pd.Series(dtype=object)
-    group_effects = pd.DataFrame(
-        {
-            "group": groups,
-            "manipulation": [manipulation.get(g) for g in groups],
-            "base_log_odds": [base[g] for g in groups],
-            "true_log_odds_effect": [effect[g] for g in groups],
-        }
-    )
-    participants = pd.DataFrame(
-        {"participant": participant_ids, "ability": ability, "attention_passed": ~inattentive}
-    )
     failed = tuple(p for p, bad in zip(participant_ids, inattentive, strict=True) if bad)
     return SimulatedStudy(
         trials=trials,
-        charts=truth,
-        group_effects=group_effects,
-        participants=participants,
+        charts=_truth_frame(charts, eta, participant_sd, unanswered_rate),
+        group_effects=_group_effects_frame(charts, is_manipulated, groups, base, effect),
+        participants=pd.DataFrame(
+            {"participant": participant_ids, "ability": ability, "attention_passed": ~inattentive}
+        ),
         failed_attention=failed,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from html import escape
 
 import matplotlib
 
@@ -17,8 +18,12 @@ matplotlib.rcParams["svg.hashsalt"] = "chartroom"
 matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text: smaller, selectable
 
 
-def figure_to_svg(fig) -> str:
-    """Serialize ``fig`` to an SVG document and close it."""
+def figure_to_svg(fig, *, titles: dict[str, str] | None = None) -> str:
+    """Serialize ``fig`` to an SVG document and close it.
+
+    ``titles`` maps an artist's gid (``artist.set_gid``) to the text a browser shows when
+    the pointer rests on it: an SVG ``<title>`` is the hover value without any script.
+    """
     buffer = io.StringIO()
     try:
         fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -27,7 +32,18 @@ def figure_to_svg(fig) -> str:
     svg = buffer.getvalue()
     # Drop the XML prolog and doctype so the SVG can be inlined in HTML.
     start = svg.find("<svg")
-    return without_inline_styles(svg[start:] if start >= 0 else svg)
+    svg = without_inline_styles(svg[start:] if start >= 0 else svg)
+    return with_titles(svg, titles) if titles else svg
+
+
+def with_titles(svg: str, titles: dict[str, str]) -> str:
+    """Put a ``<title>`` first inside each ``<g id="gid">`` that matplotlib wrote for an artist."""
+
+    def add(match: re.Match) -> str:
+        text = titles.get(match.group(1))
+        return match.group(0) if text is None else f"{match.group(0)}<title>{escape(text)}</title>"
+
+    return re.sub(r'<g id="([^"]+)"[^>]*>', add, svg)
 
 
 _STYLE_ATTRIBUTE = re.compile(r'\sstyle="([^"]*)"')

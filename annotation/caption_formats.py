@@ -221,6 +221,70 @@ def _text(value) -> str | None:
     return None
 
 
+def _record_sentences(row: dict, split, bad) -> list[str]:
+    """The caption's sentences, given as a list or as one caption text to split."""
+    if row.get("sentences") not in (None, ""):
+        value = row["sentences"]
+        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+            bad("sentences", "sentences must be a list of texts.")
+            return []
+        # Kept exactly as given (line breaks and all), so exports round-trip.
+        sentences = list(value)
+        if not sentences or not all(s.strip() for s in sentences):
+            bad("sentences", "the caption is empty or has an empty sentence.")
+        return sentences
+    if "caption" in row:
+        caption = _text(row.get("caption"))
+        if caption is None:
+            bad("caption", "the caption must be text.")
+            return []
+        sentences = split(caption)
+        if not sentences:
+            bad("caption", "the caption is empty.")
+        return sentences
+    bad("sentences", "the record has neither sentences nor a caption.")
+    return []
+
+
+def _record_labels(row: dict, sentences: list[str], keys, bad) -> tuple | None:
+    """The record's labels (a list, or JSON text from a CSV cell), checked against the sentences."""
+    labels = row.get("labels")
+    if isinstance(labels, str):
+        if labels.strip():
+            try:
+                labels = json.loads(labels)
+            except json.JSONDecodeError:
+                bad("labels", "labels must be JSON: one list of categories per sentence.")
+                labels = None
+        else:
+            labels = None
+    if labels is None or not sentences:
+        return None
+    try:
+        return tuple(tuple(s) for s in clean_labels(labels, sentences=len(sentences), keys=keys))
+    except LabelProblem as exc:
+        bad("labels", str(exc))
+        return None
+
+
+def _record_meta(row: dict, bad) -> tuple[dict[str, str], str | None]:
+    """The model and dataset texts and the image reference."""
+    meta = {}
+    for name in ("model", "dataset"):
+        value = _text(row.get(name))
+        if value is None:
+            bad(name, f"{name} must be text.")
+        elif len(value) > MAX_META:
+            bad(name, f"{name} is at most {MAX_META} characters.")
+        meta[name] = value or ""
+    image = _text(row.get("image_path", row.get("image", row.get("image_url"))))
+    if image is None:
+        bad("image_path", "image_path must be a URL or a file name.")
+    elif len(image) > MAX_IMAGE_REF:
+        bad("image_path", f"image_path is at most {MAX_IMAGE_REF} characters.")
+    return meta, image
+
+
 def _record(number, row, keys, split, problems) -> Record | None:
     if not isinstance(row, dict):
         problems.append(Problem(number, "", "record", "each record must be an object with fields."))
@@ -238,61 +302,9 @@ def _record(number, row, keys, split, problems) -> Record | None:
 
     if "__extra__" in row:
         bad("csv", "this row has more cells than the header has columns.")
-
-    sentences: list[str] = []
-    if row.get("sentences") not in (None, ""):
-        value = row["sentences"]
-        if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
-            bad("sentences", "sentences must be a list of texts.")
-        else:
-            # Kept exactly as given (line breaks and all), so exports round-trip.
-            sentences = list(value)
-            if not sentences or not all(s.strip() for s in sentences):
-                bad("sentences", "the caption is empty or has an empty sentence.")
-    elif "caption" in row:
-        caption = _text(row.get("caption"))
-        if caption is None:
-            bad("caption", "the caption must be text.")
-        else:
-            sentences = split(caption)
-            if not sentences:
-                bad("caption", "the caption is empty.")
-    else:
-        bad("sentences", "the record has neither sentences nor a caption.")
-
-    labels = row.get("labels")
-    if isinstance(labels, str):
-        if labels.strip():
-            try:
-                labels = json.loads(labels)
-            except json.JSONDecodeError:
-                bad("labels", "labels must be JSON: one list of categories per sentence.")
-                labels = None
-        else:
-            labels = None
-    cleaned_labels = None
-    if labels is not None and sentences:
-        try:
-            cleaned_labels = tuple(
-                tuple(s) for s in clean_labels(labels, sentences=len(sentences), keys=keys)
-            )
-        except LabelProblem as exc:
-            bad("labels", str(exc))
-
-    meta = {}
-    for name in ("model", "dataset"):
-        value = _text(row.get(name))
-        if value is None:
-            bad(name, f"{name} must be text.")
-        elif len(value) > MAX_META:
-            bad(name, f"{name} is at most {MAX_META} characters.")
-        meta[name] = value or ""
-    image = _text(row.get("image_path", row.get("image", row.get("image_url"))))
-    if image is None:
-        bad("image_path", "image_path must be a URL or a file name.")
-    elif len(image) > MAX_IMAGE_REF:
-        bad("image_path", f"image_path is at most {MAX_IMAGE_REF} characters.")
-
+    sentences = _record_sentences(row, split, bad)
+    cleaned_labels = _record_labels(row, sentences, keys, bad)
+    meta, image = _record_meta(row, bad)
     if own:
         problems.extend(own)
         return None

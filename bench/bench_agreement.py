@@ -64,20 +64,11 @@ def _copy(cursor, table: str, columns: list[str], rows) -> None:
             copy.write_row(row)
 
 
-def seed(args) -> tuple[int, float]:
-    """Create the project and its labels; returns (project id, seconds)."""
-    import numpy as np
-    from django.core.management import call_command
-    from django.db import connection, transaction
-    from django.utils import timezone
-
-    from annotation.models import Assignment, Item, LabelSet
+def _project_with_annotators(args, tag: str):
+    """A fresh project and ``args.pool`` annotators who joined it; returns (project, user ids)."""
     from annotation.services import project_create, project_join
     from core.models import User
 
-    started = time.monotonic()
-    call_command("migrate", verbosity=0)
-    tag = secrets.token_hex(3)
     owner = User.objects.create_user(username=f"bench-agreement-{tag}", role=User.Role.RESEARCHER)
     project = project_create(
         owner=owner,
@@ -92,82 +83,126 @@ def seed(args) -> tuple[int, float]:
         )
         project_join(project=project, annotator=user)
         annotators.append(user.pk)
+    return project, annotators
+
+
+def _copy_items(raw, project, args, n_items: int, now) -> list[int]:
+    """COPY the items in; returns their ids in position order."""
+    from annotation.models import Item
+
+    sentences = json.dumps([f"Sentence {s} of the caption." for s in range(args.per_item)])
+    _copy(
+        raw,
+        Item._meta.db_table,
+        ["project_id", "external_id", "sentences", "image", "image_url", "model",
+         "dataset", "split", "position", "filled_count", "submitted_count", "created_at"],
+        (
+            (project.pk, f"bench-{n}", sentences, "", f"https://charts.example.org/{n}.png",
+             MODELS[n % 6], "pew" if n % 2 else "vistext",
+             "LVLM" if n % 6 < 2 else ("LLM" if n % 6 == 2 else "FT"),
+             n, args.k, args.k, now)
+            for n in range(n_items)
+        ),
+    )  # fmt: skip
+    return [
+        pk for (pk,) in Item.objects.filter(project=project).order_by("position").values_list("pk")
+    ]
+
+
+def _copy_assignments(raw, project, args, item_ids, annotators, holders, now) -> dict:
+    """COPY one submitted assignment per (item, slot); returns their ids by (item, annotator)."""
+    from annotation.models import Assignment
+
+    assignment_rows = []
+    for n, item_id in enumerate(item_ids):
+        for slot in range(args.k):
+            annotator = annotators[holders[n, slot]]
+            assignment_rows.append((project.pk, item_id, annotator, slot))
+    _copy(
+        raw,
+        Assignment._meta.db_table,
+        ["project_id", "item_id", "annotator_id", "state", "slot", "leased_at",
+         "expires_at", "finished_at", "active_seconds", "skip_reason"],
+        (
+            (p, i, a, "submitted", s, now, now, now, 60.0, "")
+            for p, i, a, s in assignment_rows
+        ),
+    )  # fmt: skip
+    return {
+        (item, annotator): pk
+        for pk, item, annotator in Assignment.objects.filter(project=project).values_list(
+            "pk", "item_id", "annotator_id"
+        )
+    }
+
+
+def _copy_label_sets(raw, project, args, item_ids, annotators, holders, marks_of, now) -> None:
+    """COPY each assignment's label set; ``marks_of(n, slot)`` gives its sentence x category marks."""
+    import numpy as np
+
+    from annotation.models import LabelSet
+
+    keys = list(CATEGORY_RATES)
+    assignment_ids = _copy_assignments(raw, project, args, item_ids, annotators, holders, now)
+
+    def label_rows():
+        for n, item_id in enumerate(item_ids):
+            for slot in range(args.k):
+                labels = [[keys[j] for j in np.flatnonzero(row)] for row in marks_of(n, slot)]
+                annotator = annotators[holders[n, slot]]
+                yield (
+                    assignment_ids[(item_id, annotator)],
+                    project.pk,
+                    item_id,
+                    annotator,
+                    json.dumps(labels),
+                    60.0,
+                    now,
+                )
+
+    _copy(
+        raw,
+        LabelSet._meta.db_table,
+        ["assignment_id", "project_id", "item_id", "annotator_id", "labels",
+         "active_seconds", "submitted_at"],
+        label_rows(),
+    )  # fmt: skip
+
+
+def seed(args) -> tuple[int, float]:
+    """Create the project and its labels; returns (project id, seconds)."""
+    import numpy as np
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    started = time.monotonic()
+    call_command("migrate", verbosity=0)
+    project, annotators = _project_with_annotators(args, secrets.token_hex(3))
 
     rng = np.random.default_rng(8)
     n_items = args.sentences // args.per_item
-    keys = list(CATEGORY_RATES)
     rates = np.array(list(CATEGORY_RATES.values()))
     now = timezone.now()
     with transaction.atomic(), connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg's own cursor, for COPY
-        sentences = json.dumps([f"Sentence {s} of the caption." for s in range(args.per_item)])
-        _copy(
-            raw,
-            Item._meta.db_table,
-            ["project_id", "external_id", "sentences", "image", "image_url", "model",
-             "dataset", "split", "position", "filled_count", "submitted_count", "created_at"],
-            (
-                (project.pk, f"bench-{n}", sentences, "", f"https://charts.example.org/{n}.png",
-                 MODELS[n % 6], "pew" if n % 2 else "vistext",
-                 "LVLM" if n % 6 < 2 else ("LLM" if n % 6 == 2 else "FT"),
-                 n, args.k, args.k, now)
-                for n in range(n_items)
-            ),
-        )  # fmt: skip
-        item_ids = [
-            pk
-            for (pk,) in Item.objects.filter(project=project).order_by("position").values_list("pk")
-        ]
-        truth = rng.random((n_items, args.per_item, len(keys))) < rates
+        item_ids = _copy_items(raw, project, args, n_items, now)
+        # The draws keep their order (truth, holders, flips) so a run is the same as before.
+        truth = rng.random((n_items, args.per_item, len(rates))) < rates
         holders = np.array(
             [rng.choice(args.pool, size=args.k, replace=False) for _ in range(n_items)]
         )
-        assignment_rows = []
-        for n, item_id in enumerate(item_ids):
-            for slot in range(args.k):
-                annotator = annotators[holders[n, slot]]
-                assignment_rows.append((project.pk, item_id, annotator, slot))
-        _copy(
+        flips = rng.random((n_items, args.k, args.per_item, len(rates))) < args.flip
+        _copy_label_sets(
             raw,
-            Assignment._meta.db_table,
-            ["project_id", "item_id", "annotator_id", "state", "slot", "leased_at",
-             "expires_at", "finished_at", "active_seconds", "skip_reason"],
-            (
-                (p, i, a, "submitted", s, now, now, now, 60.0, "")
-                for p, i, a, s in assignment_rows
-            ),
-        )  # fmt: skip
-        assignment_ids = {
-            (item, annotator): pk
-            for pk, item, annotator in Assignment.objects.filter(project=project).values_list(
-                "pk", "item_id", "annotator_id"
-            )
-        }
-        flips = rng.random((n_items, args.k, args.per_item, len(keys))) < args.flip
-
-        def label_rows():
-            for n, item_id in enumerate(item_ids):
-                for slot in range(args.k):
-                    marks = truth[n] ^ flips[n, slot]
-                    labels = [[keys[j] for j in np.flatnonzero(row)] for row in marks]
-                    annotator = annotators[holders[n, slot]]
-                    yield (
-                        assignment_ids[(item_id, annotator)],
-                        project.pk,
-                        item_id,
-                        annotator,
-                        json.dumps(labels),
-                        60.0,
-                        now,
-                    )
-
-        _copy(
-            raw,
-            LabelSet._meta.db_table,
-            ["assignment_id", "project_id", "item_id", "annotator_id", "labels",
-             "active_seconds", "submitted_at"],
-            label_rows(),
-        )  # fmt: skip
+            project,
+            args,
+            item_ids,
+            annotators,
+            holders,
+            lambda n, slot: truth[n] ^ flips[n, slot],
+            now,
+        )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     return project.pk, time.monotonic() - started

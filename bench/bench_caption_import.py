@@ -148,6 +148,34 @@ def measure(label: str, run) -> dict:
     return {"seconds": seconds, **outcome}
 
 
+def write_inputs_timed(folder: Path, args) -> tuple[Path, Path | None]:
+    """Write the benchmark's input files and say how big they are and how long it took."""
+    started = time.perf_counter()
+    captions, charts = write_inputs(folder, args)
+    print(
+        f"Wrote {args.captions:,} captions ({captions.stat().st_size / 2**20:.1f} MB"
+        + (
+            f", zip of {args.images:,} charts {charts.stat().st_size / 2**20:.1f} MB"
+            if charts
+            else ""
+        )
+        + f") in {time.perf_counter() - started:.1f} s"
+    )
+    return captions, charts
+
+
+def print_stages(stages: dict[str, float]) -> None:
+    """How long each stage of the import took, from the times its progress messages began."""
+    names = list(stages)
+    print(
+        f"  {'':<8} stages: "
+        + ", ".join(
+            f"{name.lower()} {stages[after] - stages[name]:.1f} s"
+            for name, after in zip(names, names[1:], strict=False)
+        )
+    )
+
+
 def run_benchmark(args, folder: Path) -> bool:
     import django
 
@@ -163,18 +191,8 @@ def run_benchmark(args, folder: Path) -> bool:
     call_command("migrate", verbosity=0)
     owner = User.objects.create_user(username="bench-owner", role=User.Role.RESEARCHER)
 
-    started = time.perf_counter()
-    captions, charts = write_inputs(folder, args)
+    captions, charts = write_inputs_timed(folder, args)
     size = captions.stat().st_size + (charts.stat().st_size if charts else 0)
-    print(
-        f"Wrote {args.captions:,} captions ({captions.stat().st_size / 2**20:.1f} MB"
-        + (
-            f", zip of {args.images:,} charts {charts.stat().st_size / 2**20:.1f} MB"
-            if charts
-            else ""
-        )
-        + f") in {time.perf_counter() - started:.1f} s"
-    )
     expected_labels = sum(1 for r in caption_records(args.captions, args.images) if "labels" in r)
 
     stages: dict[str, float] = {}
@@ -226,14 +244,7 @@ def run_benchmark(args, folder: Path) -> bool:
             f"({rate:,.0f} items/s) {'OK' if good else 'FAIL: expected ' + str(args.captions)}"
         )
         if label == "service":
-            names = list(stages)
-            print(
-                f"  {'':<8} stages: "
-                + ", ".join(
-                    f"{name.lower()} {stages[after] - stages[name]:.1f} s"
-                    for name, after in zip(names, names[1:], strict=False)
-                )
-            )
+            print_stages(stages)
     return ok
 
 

@@ -23,9 +23,6 @@ import json
 import os
 import random
 import secrets
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,6 +31,14 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.participants_server import (  # noqa: E402 - needs ROOT on the path when run as a script
+    LOG_PATH,
+    free_port,
+    process_group_cpu,
+    start_gunicorn,
+    stop,
+)
 
 
 def parse_args(argv=None):
@@ -181,81 +186,6 @@ def delete_study(study):
     ParticipantSession.objects.filter(study=study).delete()
     study.delete()
     ChartSet.objects.filter(pk=chart_set_id).delete()
-
-
-# ----------------------------------------------------------------------------- gunicorn
-
-
-LOG_PATH = ROOT / "var" / "bench-participants-gunicorn.log"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
-    env = dict(os.environ)
-    env.update(
-        DJANGO_DEBUG="0",
-        SECRET_KEY=env.get("SECRET_KEY") or secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
-        LOG_LEVEL="ERROR",
-    )
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    command = [
-        str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",
-        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread",
-        "--threads", str(threads), "--keep-alive", "30", "--backlog", "2048",
-        "--log-level", "warning",
-    ]  # fmt: skip
-    # Request logs (the warm-up's deliberate 404s, 4xx warnings) go to a file, not the report.
-    LOG_PATH.parent.mkdir(exist_ok=True)
-    with open(LOG_PATH, "w") as log:
-        proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                if s.recv(64).startswith(b"HTTP/1.1 200"):
-                    return proc
-        except OSError:
-            pass
-        time.sleep(0.2)
-    stop(proc)
-    raise SystemExit("gunicorn did not answer /healthz within 30 s")
-
-
-def process_group_cpu(pgid: int) -> float:
-    """CPU seconds used so far by the processes of a process group (Linux /proc)."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # pgrp
-            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
-    return total
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
 
 
 # ----------------------------------------------------------------------------- client
@@ -415,41 +345,21 @@ def pct(values, q):
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] * 1000
 
 
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        print(
-            "bench_participants needs PostgreSQL: set DATABASE_URL=postgres://USER@HOST:5432/DBNAME "
-            "(SQLite serializes every write and is not what this measures).",
-            file=sys.stderr,
-        )
-        return 2
-    # Chart images of the benchmark go to a throw-away folder, never the real media.
-    media = tempfile.TemporaryDirectory(prefix="chartroom-bench-")
-    os.environ["MEDIA_ROOT"] = media.name
-    setup_django()
-    from studies.models import ParticipantSession, Response
-
-    study = create_study(args.pairs)
-    port = free_port()
-    server = start_gunicorn(port, args.workers, args.threads)
-    load_before = os.getloadavg()[0]
-    try:
-        cpu_before = process_group_cpu(server.pid)
-        client_before = time.process_time()
-        stats, wall = asyncio.run(run_participants(args, port, study.slug))
-        server_cpu = process_group_cpu(server.pid) - cpu_before
-        client_cpu = time.process_time() - client_before
-    finally:
-        stop(server)
-
-    stored = Response.objects.filter(session__study=study).count()
-    completed = ParticipantSession.objects.filter(study=study, status="completed").count()
+def print_report(
+    args,
+    stats: dict,
+    *,
+    wall: float,
+    host: str,
+    load_before: float,
+    server_cpu: float,
+    client_cpu: float,
+    stored: int,
+    completed: int,
+) -> None:
     submitted = stats["stored_ok"]
     requests = len(stats["start"]) + len(stats["trial"]) + len(stats["submit"]) + stats["finished"]
     trials = 2 * args.pairs + 2
-    host = urlsplit(url).hostname
     print(
         f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
     )
@@ -495,6 +405,52 @@ def main(argv=None) -> int:
     )
     print(
         f"sessions            completed {completed} of {args.participants}, finished {stats['finished']}"
+    )
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        print(
+            "bench_participants needs PostgreSQL: set DATABASE_URL=postgres://USER@HOST:5432/DBNAME "
+            "(SQLite serializes every write and is not what this measures).",
+            file=sys.stderr,
+        )
+        return 2
+    # Chart images of the benchmark go to a throw-away folder, never the real media.
+    media = tempfile.TemporaryDirectory(prefix="chartroom-bench-")
+    os.environ["MEDIA_ROOT"] = media.name
+    setup_django()
+    from studies.models import ParticipantSession, Response
+
+    study = create_study(args.pairs)
+    port = free_port()
+    server = start_gunicorn(port, args.workers, args.threads)
+    load_before = os.getloadavg()[0]
+    try:
+        cpu_before = process_group_cpu(server.pid)
+        client_before = time.process_time()
+        stats, wall = asyncio.run(run_participants(args, port, study.slug))
+        server_cpu = process_group_cpu(server.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
+    finally:
+        stop(server)
+
+    stored = Response.objects.filter(session__study=study).count()
+    completed = ParticipantSession.objects.filter(study=study, status="completed").count()
+    submitted = stats["stored_ok"]
+    trials = 2 * args.pairs + 2
+    print_report(
+        args,
+        stats,
+        wall=wall,
+        host=urlsplit(url).hostname,
+        load_before=load_before,
+        server_cpu=server_cpu,
+        client_cpu=client_cpu,
+        stored=stored,
+        completed=completed,
     )
     if stats["errors"]:
         print(f"errors              {len(stats['errors'])}, e.g. {stats['errors'][:3]}")

@@ -28,7 +28,7 @@ from annotation.services import (
     project_create,
     project_join,
 )
-from core.demo_accounts import NEW_ANNOTATOR
+from core.demo_accounts import DEMO_PASSWORD, NEW_ANNOTATOR
 from core.models import User
 
 DEMO_SLUG = "demo-captions"
@@ -177,7 +177,6 @@ def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None
         policy_for,
         round_create,
     )
-    from demo.management.commands.load_demo import DEMO_PASSWORD
 
     items = dict(project.items.values_list("external_id", "pk"))
     gold_from_reference(

@@ -46,7 +46,7 @@ def demo_answers_jsonl(study, *, seed: int = 0) -> bytes:
 
 def _correct_answers(study) -> dict[str, tuple[str, str]]:
     """chart id -> (a right answer, a wrong answer) as a model would write them."""
-    from studies.answers import question_key
+    from studies.answer_types import question_key
     from studies.services.model_eval import study_charts
 
     out = {}

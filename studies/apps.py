@@ -9,4 +9,4 @@ class StudiesConfig(AppConfig):
         # The job modules register their handlers (core.services.jobs.job_handler) as
         # they load. Every process (web, worker, management command) sets Django up,
         # so the kinds are known wherever a job is created, run or swept.
-        from studies import jobs_library, jobs_results  # noqa: F401
+        from studies import jobs_library, jobs_model_eval, jobs_results  # noqa: F401

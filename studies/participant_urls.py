@@ -3,6 +3,7 @@
 from django.urls import path, register_converter
 
 from studies.views import participant as views
+from studies.views import participant_entry as entry
 
 
 class TokenConverter:
@@ -26,8 +27,8 @@ urlpatterns = [
     path("p/<token:token>/answer/", views.answer, name="answer"),
     path("p/<token:token>/finish/", views.finish, name="finish"),
     path("p/<token:token>/withdraw/", views.withdraw, name="withdraw"),
-    path("<slug:slug>/", views.welcome, name="welcome"),
-    path("<slug:slug>/consent/", views.consent, name="consent"),
-    path("<slug:slug>/declined/", views.declined, name="declined"),
-    path("<slug:slug>/device/", views.device, name="device"),
+    path("<slug:slug>/", entry.welcome, name="welcome"),
+    path("<slug:slug>/consent/", entry.consent, name="consent"),
+    path("<slug:slug>/declined/", entry.declined, name="declined"),
+    path("<slug:slug>/device/", entry.device, name="device"),
 ]

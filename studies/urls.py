@@ -87,6 +87,7 @@ urlpatterns = [
     ),
     # Model evaluation (studies.views.model_eval)
     path("study/<slug:slug>/models/", model_eval.study_models, name="models"),
+    path("study/<slug:slug>/models/status/", model_eval.study_models_status, name="models-status"),
     path("study/<slug:slug>/models/delete/", model_eval.study_models_delete, name="models-delete"),
     path(
         "study/<slug:slug>/models/prompts.zip",

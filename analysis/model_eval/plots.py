@@ -148,7 +148,10 @@ def fact_group_svg(
     grid = np.array(
         [[indexed.get((g, m, s), np.nan) for m, s in columns] for g in groups], dtype=float
     )
-    fig = Figure(figsize=(max(4.0, 0.55 * len(columns) + 2.5), max(2.0, 0.32 * len(groups) + 1.6)))
+    fig = Figure(
+        figsize=(max(4.0, 0.6 * len(columns) + 3.0), max(2.0, 0.34 * len(groups) + 2.2)),
+        layout="constrained",
+    )
     ax = fig.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(grid), cmap="Reds", vmin=0, vmax=1, aspect="auto")
     for (r, c), value in np.ndenumerate(grid):
@@ -156,9 +159,14 @@ def fact_group_svg(
         colour = "white" if np.isfinite(value) and value > 0.6 else "#222222"
         ax.text(c, r, label, ha="center", va="center", fontsize=7, color=colour)
     ax.set_xticks(range(len(columns)))
+    # One line per column, turned 45 degrees and anchored at its tick: long model names then
+    # run past each other instead of into each other, whatever their length.
     ax.set_xticklabels(
-        [f"{_text(m)}\n{'plain' if s == 'non-manipulated' else 'manip.'}" for m, s in columns],
-        fontsize=7,
+        [f"{_text(m)} · {'plain' if s == 'non-manipulated' else 'manip.'}" for m, s in columns],
+        fontsize=8,
+        rotation=45,
+        ha="right",
+        rotation_mode="anchor",
     )
     if with_humans:
         for tick in ax.get_xticklabels()[:2]:
@@ -232,6 +240,44 @@ def mind_scatter_svg(
     return figure_to_svg(fig)
 
 
+_ARROW_COLUMNS = (
+    "hmi_non_manipulated",
+    "hmi_manipulated",
+    "predicted_non_manipulated",
+    "predicted_manipulated",
+)
+
+
+def _draw_model_arrows(ax, rows: pd.DataFrame, model: str, colour: str) -> None:
+    """One model's panel: each group's arrow from the humans' HMI pair to the prediction."""
+    for row in rows.to_dict("records"):
+        x0, y0 = row["hmi_non_manipulated"], row["hmi_manipulated"]
+        x1, y1 = row["predicted_non_manipulated"], row["predicted_manipulated"]
+        ax.annotate(
+            "",
+            xy=(x1, y1),
+            xytext=(x0, y0),
+            arrowprops={"arrowstyle": "->", "color": colour, "lw": 0.9},
+        )
+        ax.scatter([x0], [y0], color="black", s=14, zorder=3)
+        ax.scatter([x1], [y1], color=colour, s=14, zorder=3)
+        ax.annotate(
+            _text(row["group"]),
+            (x0, y0),
+            textcoords="offset points",
+            xytext=(3, 3),
+            fontsize=6,
+        )
+    ax.plot([0, 1], [0, 1], linestyle=":", color="#bbbbbb", linewidth=0.8)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_title(_text(model), fontsize=9)
+    ax.set_xlabel("HMI non-manipulated", fontsize=8)
+    ax.set_ylabel("HMI manipulated", fontsize=8)
+    ax.tick_params(labelsize=7)
+
+
 def mind_arrows_svg(arrows: pd.DataFrame, *, title: str | None = None) -> str:
     """Per model, an arrow per group from the measured to the predicted HMI pair (Figure 7).
 
@@ -240,26 +286,8 @@ def mind_arrows_svg(arrows: pd.DataFrame, *, title: str | None = None) -> str:
     at the model's prediction. Takes :func:`mind_group_arrows`.
     """
     frame = pd.DataFrame(arrows)
-    require_columns(
-        frame,
-        (
-            "model",
-            "group",
-            "hmi_non_manipulated",
-            "hmi_manipulated",
-            "predicted_non_manipulated",
-            "predicted_manipulated",
-        ),
-        "arrows",
-    )
-    values = frame[
-        [
-            "hmi_non_manipulated",
-            "hmi_manipulated",
-            "predicted_non_manipulated",
-            "predicted_manipulated",
-        ]
-    ].to_numpy(float)
+    require_columns(frame, ("model", "group", *_ARROW_COLUMNS), "arrows")
+    values = frame[list(_ARROW_COLUMNS)].to_numpy(float)
     complete = np.isfinite(values).all(axis=1)
     if not complete.any():
         return _placeholder("No group has MIND predictions for both versions yet.")
@@ -267,33 +295,9 @@ def mind_arrows_svg(arrows: pd.DataFrame, *, title: str | None = None) -> str:
     fig, axes = _panels(len(models))
     colour = PREDICTION_COLOUR
     for ax, model in zip(axes, models, strict=True):
-        mine = frame[(frame["model"] == model).to_numpy() & complete]
-        for row in mine.to_dict("records"):
-            x0, y0 = row["hmi_non_manipulated"], row["hmi_manipulated"]
-            x1, y1 = row["predicted_non_manipulated"], row["predicted_manipulated"]
-            ax.annotate(
-                "",
-                xy=(x1, y1),
-                xytext=(x0, y0),
-                arrowprops={"arrowstyle": "->", "color": colour, "lw": 0.9},
-            )
-            ax.scatter([x0], [y0], color="black", s=14, zorder=3)
-            ax.scatter([x1], [y1], color=colour, s=14, zorder=3)
-            ax.annotate(
-                _text(row["group"]),
-                (x0, y0),
-                textcoords="offset points",
-                xytext=(3, 3),
-                fontsize=6,
-            )
-        ax.plot([0, 1], [0, 1], linestyle=":", color="#bbbbbb", linewidth=0.8)
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.set_aspect("equal")
-        ax.set_title(_text(model), fontsize=9)
-        ax.set_xlabel("HMI non-manipulated", fontsize=8)
-        ax.set_ylabel("HMI manipulated", fontsize=8)
-        ax.tick_params(labelsize=7)
+        _draw_model_arrows(
+            ax, frame[(frame["model"] == model).to_numpy() & complete], model, colour
+        )
     fig.legend(
         handles=[
             Line2D([], [], marker="o", linestyle="", color="black", label="humans (measured)"),

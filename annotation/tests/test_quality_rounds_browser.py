@@ -19,38 +19,15 @@ def _titles(page) -> list[str]:
     return page.locator("#quality-rounds tbody tr td:nth-child(2)").all_inner_texts()
 
 
-def test_the_researcher_reorders_and_deletes_rounds_on_the_dashboard(
-    page, live_server, project, make_items, members, researcher, password
-):
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    with_three_rounds(project, make_items, researcher)
-    (anna,) = members(1)
-    attempt_start(project=project, annotator=anna, position=1)
-
+def _sign_in(page, live_server, user, password) -> None:
     page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(researcher.username)
+    page.get_by_label("Username").fill(user.username)
     page.get_by_label("Password").fill(password)
     page.keyboard.press("Enter")
     page.wait_for_url(lambda url: "/login/" not in url)
-    page.goto(f"{live_server.url}/annotation/projects/{project.slug}/quality/")
-    expect(page.locator("#quality-rounds")).to_be_visible()
-    assert _titles(page) == ["Round one", "Round two", "Round three"]
 
-    # Round 1 has been attempted: its delete and moves are off, and say why.
-    delete_first = page.get_by_role("button", name="Delete Round one")
-    expect(delete_first).to_be_disabled()
-    expect(delete_first).to_have_attribute("title", re.compile("cannot be deleted: 1 annotator"))
-    expect(page.get_by_role("button", name="Move Round two up")).to_have_attribute(
-        "title", re.compile("annotators have attempted round 1")
-    )
 
-    page.get_by_role("button", name="Move Round three up").click()
-    expect(page.locator(".message.success")).to_have_text(
-        "Round three moved from round 3 to round 2."
-    )
-    assert _titles(page) == ["Round one", "Round three", "Round two"]
-    page.screenshot(path=str(SCREENS / "rounds-reordered.png"), full_page=True)
-
+def _delete_round_two_after_a_cancel(page) -> None:
     # Cancelling the confirmation keeps the round; accepting deletes it.
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.get_by_role("button", name="Delete Round two").click()
@@ -73,6 +50,9 @@ def test_the_researcher_reorders_and_deletes_rounds_on_the_dashboard(
     assert _titles(page) == ["Round one", "Round three"]
     expect(page.get_by_role("button", name="Move Round three down")).to_be_disabled()
     page.screenshot(path=str(SCREENS / "rounds-after-delete.png"), full_page=True)
+
+
+def _rename_the_locked_round_one(page) -> None:
     # Round 1 can only be renamed: its page shows the settings fixed and says why.
     page.get_by_role("link", name="Edit Round one").click()
     expect(page.locator("#round-locked")).to_contain_text(
@@ -84,6 +64,38 @@ def test_the_researcher_reorders_and_deletes_rounds_on_the_dashboard(
     page.get_by_role("button", name="Save round").click()
     expect(page.locator(".message.success")).to_have_text("Round 1 saved.")
     assert _titles(page) == ["Warm-up", "Round three"]
+
+
+def test_the_researcher_reorders_and_deletes_rounds_on_the_dashboard(
+    page, live_server, project, make_items, members, researcher, password
+):
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    with_three_rounds(project, make_items, researcher)
+    (anna,) = members(1)
+    attempt_start(project=project, annotator=anna, position=1)
+
+    _sign_in(page, live_server, researcher, password)
+    page.goto(f"{live_server.url}/annotation/projects/{project.slug}/quality/")
+    expect(page.locator("#quality-rounds")).to_be_visible()
+    assert _titles(page) == ["Round one", "Round two", "Round three"]
+
+    # Round 1 has been attempted: its delete and moves are off, and say why.
+    delete_first = page.get_by_role("button", name="Delete Round one")
+    expect(delete_first).to_be_disabled()
+    expect(delete_first).to_have_attribute("title", re.compile("cannot be deleted: 1 annotator"))
+    expect(page.get_by_role("button", name="Move Round two up")).to_have_attribute(
+        "title", re.compile("annotators have attempted round 1")
+    )
+
+    page.get_by_role("button", name="Move Round three up").click()
+    expect(page.locator(".message.success")).to_have_text(
+        "Round three moved from round 3 to round 2."
+    )
+    assert _titles(page) == ["Round one", "Round three", "Round two"]
+    page.screenshot(path=str(SCREENS / "rounds-reordered.png"), full_page=True)
+
+    _delete_round_two_after_a_cancel(page)
+    _rename_the_locked_round_one(page)
 
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()

@@ -83,16 +83,30 @@ def job_create(
     return job
 
 
+# The runners (core.local_jobs, the Celery task in core.tasks) build on this module, so
+# they are handed to it when the app starts (CoreConfig.ready) rather than imported here.
+_RUNNERS: dict[str, Callable[..., None]] = {}
+
+
+def job_runner_register(name: str, submit: Callable[..., None]) -> None:
+    """Say how runner ``name`` ("local" or "celery") takes a job: ``submit(job_id=...)``."""
+    _RUNNERS[name] = submit
+
+
+def jobs_run_in_background() -> bool:
+    """Whether a dispatched job runs apart from the request that made it (a worker or a job
+    thread); without a broker under the "celery" runner it runs inside the request."""
+    if settings.CHARTROOM_JOB_RUNNER == "local":
+        return True
+    from config.celery import app
+
+    return not app.conf.task_always_eager
+
+
 def job_dispatch(*, job_id: int) -> None:
     """Hand a queued job to whatever runs jobs here (see CHARTROOM_JOB_RUNNER)."""
-    if settings.CHARTROOM_JOB_RUNNER == "local":
-        from core.local_jobs import local_job_submit  # the runner imports this module
-
-        local_job_submit(job_id=job_id)
-    else:
-        from core.tasks import run_job  # the task module imports this one
-
-        run_job.delay(job_id)
+    runner = "local" if settings.CHARTROOM_JOB_RUNNER == "local" else "celery"
+    _RUNNERS[runner](job_id=job_id)
 
 
 def job_run(*, job_id: int) -> Job:

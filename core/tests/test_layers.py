@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from core.tests.source_tree import ROOT, imports
 
 
-def _imported_modules(path: Path) -> list[tuple[int, str]]:
+def _imported_modules(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
     """Every module ``path`` imports, at any level (functions included), as (line, dotted name)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                # A relative import: resolve it against the importing module's package.
-                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(parent + ([base] if base else []))
-            found.append((node.lineno, base))
-            # `from annotation import services` names the package in the alias.
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
-    return found
+    return [(found.line, module) for found in imports(path, root) for module in found.candidates()]
 
 
 def _reaches_services(module: str) -> bool:
@@ -53,7 +37,7 @@ def test_selectors_read_without_importing_services(path):
     assert offending == [], f"{path.relative_to(ROOT)} imports services"
 
 
-def test_the_check_sees_every_way_of_importing_a_service(tmp_path, monkeypatch):
+def test_the_check_sees_every_way_of_importing_a_service(tmp_path):
     package = tmp_path / "annotation" / "selectors"
     package.mkdir(parents=True)
     source = package / "sample.py"
@@ -65,6 +49,7 @@ def test_the_check_sees_every_way_of_importing_a_service(tmp_path, monkeypatch):
         "    from studies.services.model_eval import y\n"
         "from annotation.models import Project\n"
     )
-    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
-    flagged = sorted({line for line, m in _imported_modules(source) if _reaches_services(m)})
+    flagged = sorted(
+        {line for line, m in _imported_modules(source, tmp_path) if _reaches_services(m)}
+    )
     assert flagged == [1, 2, 3, 5]

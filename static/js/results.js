@@ -45,17 +45,30 @@
     });
   });
 
+  // While a run is going the status panel shows its progress and message, polled from
+  // the server; the page reloads once the run is over, to show its numbers.
   const state = document.getElementById("job-state");
+  function showProgress(job) {
+    const bar = document.getElementById("job-progress");
+    const percent = document.getElementById("job-percent");
+    const message = document.getElementById("job-message");
+    const badge = document.getElementById("job-badge");
+    if (bar) { bar.value = job.progress; bar.textContent = job.progress + "%"; }
+    if (percent) { percent.textContent = job.progress + "%"; }
+    if (message) { message.textContent = job.message ? ", " + job.message : ""; }
+    if (badge) { badge.textContent = job.label; badge.className = "badge badge-" + job.state; }
+  }
   if (state && state.dataset.running === "1") {
     const poll = function () {
       fetch(state.dataset.statusUrl, { headers: { Accept: "application/json" } })
         .then(function (r) { return r.json(); })
         .then(function (body) {
+          if (body.job) { showProgress(body.job); }
           if (body.job && body.job.finished) { window.location.reload(); }
-          else { window.setTimeout(poll, 3000); }
+          else { window.setTimeout(poll, 1000); }
         })
-        .catch(function () { window.setTimeout(poll, 10000); });
+        .catch(function () { window.setTimeout(poll, 5000); });
     };
-    window.setTimeout(poll, 3000);
+    window.setTimeout(poll, 500);
   }
 })();

@@ -7,7 +7,10 @@ templates (see the README, "Adding an answer type").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import import_module
+
+from studies.answers import DEFAULT_TOLERANCE
 
 from .base import BaseAnswerType, FormAnswerError
 
@@ -51,6 +54,58 @@ def from_written_name(words: str) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------- by type
+# The entry points every caller uses to read, normalise and check an answer or key
+# of a given type; each looks the type up and applies its rule.
+
+
+def question_key(question) -> tuple[list[str], object]:
+    """(options, key) that a question's answers are checked against, wherever they are checked.
+
+    The one entry point for every caller (participant flows, preview, model answers,
+    exports); the rule itself is the type's (``question_options`` and ``checked_key``,
+    e.g. the multiple-choice fallback to options numbered in the text). ``question``
+    has ``answer_type``, ``text``, ``options``, ``answer_key`` and ``key_value``.
+    """
+    kind = get_type(question.answer_type)
+    options = kind.question_options(question.options or [], question.text)
+    return options, kind.checked_key(question.answer_key, question.key_value)
+
+
+def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None):
+    """A key in its checked form: a number, an option index or a list of items.
+
+    Raises :class:`KeyFormatError` when the key does not parse for its type.
+    """
+    return get_type(answer_type).normalize_key(key, options=options)
+
+
+def normalize_answer(answer_type: str, answer, *, options: Sequence[str] | None = None):
+    """An answer in the form stored with a response: a float, an option index or a list of items.
+
+    Raises :class:`AnswerFormatError` (with a message for the participant).
+    """
+    return get_type(answer_type).normalize_answer(answer, options=options)
+
+
+def check_answer(
+    answer_type: str,
+    answer,
+    key,
+    *,
+    options: Sequence[str] | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> bool:
+    """Whether ``answer`` is correct for ``key`` under the rule of ``answer_type``.
+
+    For free text pass the key as written ("1.2 million") rather than a parsed
+    float, so the scale-word rule of :func:`studies.answers.quantities.check_free_text` can apply. A
+    multiple-choice key may be an option index (``int``, 0-based) or text read
+    by :func:`studies.answers.choices.resolve_choice_key`.
+    """
+    return get_type(answer_type).check(answer, key, options=options, tolerance=tolerance)
+
+
 __all__ = [
     "KEYS",
     "REGISTRY",
@@ -58,7 +113,11 @@ __all__ = [
     "FormAnswerError",
     "UnknownAnswerType",
     "all_types",
+    "check_answer",
     "choices",
     "from_written_name",
     "get_type",
+    "normalize_answer",
+    "normalize_key",
+    "question_key",
 ]

@@ -5,8 +5,8 @@ asks it for: how a key and an answer are read and checked, what an empty
 answer is told, how a generator spec states its key, the hint a model prompt
 needs, how a simulated participant answers and which templates draw its input.
 Callers look a type up (:func:`studies.answer_types.get_type`) instead of
-branching on its key. No Django import: the chart generator, the benchmark
-reader and :mod:`studies.answers` use it too.
+branching on its key. No Django import: the chart generator and the benchmark
+reader use it too. The parsing rules a type applies are in :mod:`studies.answers`.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ class BaseAnswerType:
     def read_preview(self, post: Mapping[str, str], question) -> tuple[Any, str]:
         """(answer, the answer as written) from the researcher's chart preview form.
 
-        The key it is checked against is :func:`studies.answers.question_key`'s.
+        The key it is checked against is :func:`studies.answer_types.question_key`'s.
         """
         written = post.get("answer", "")
         return written, written

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studies import answers
+from studies.answers import quantities
 
 from .base import BaseAnswerType
 
@@ -24,14 +25,14 @@ class FreeText(BaseAnswerType):
     api_answer = 'Free text: the number as typed, e.g. "1.2 million".'
 
     def normalize_key(self, key, *, options=None):
-        return answers.parse_key(key)
+        return quantities.parse_key(key)
 
     def normalize_answer(self, answer, *, options=None):
-        return answers.parse_number(answer)
+        return quantities.parse_number(answer)
 
     def check(self, answer, key, *, options=None, tolerance=answers.DEFAULT_TOLERANCE):
         # The key as written ("1.2 million"), so the scale-word rule applies.
-        return answers.check_free_text(answer, key, tolerance)
+        return quantities.check_free_text(answer, key, tolerance)
 
     def read_form(self, post: Mapping[str, str], options: Sequence[str]) -> tuple[Any, dict]:
         text = post.get("number", "")[:2000]
@@ -56,7 +57,7 @@ class FreeText(BaseAnswerType):
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
         if correct:
             return str(key)
-        return f"{answers.parse_key(key) * 2.5 + 3:g}"
+        return f"{quantities.parse_key(key) * 2.5 + 3:g}"
 
 
 ANSWER_TYPE = FreeText()

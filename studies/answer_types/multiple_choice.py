@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studies import answers
+from studies.answers import choices
 
 from .base import BaseAnswerType
 
@@ -29,7 +30,7 @@ class MultipleChoice(BaseAnswerType):
 
     def question_options(self, options, text):
         # Imported questions may keep their options only in the text ("1. ... 2. ...").
-        return list(options or []) or answers.parse_options(text)
+        return list(options or []) or choices.parse_options(text)
 
     def checked_key(self, answer_key, key_value):
         # The parsed option index when there is one; the written key otherwise.
@@ -42,10 +43,10 @@ class MultipleChoice(BaseAnswerType):
             if options and 0 <= key < len(options):
                 return key
             raise answers.KeyFormatError(f"The key index {key!r} is not one of the options.")
-        return answers.resolve_choice_key(key, options or [])
+        return choices.resolve_choice_key(key, options or [])
 
     def authored_options(self, text):
-        options = answers.parse_options(text)
+        options = choices.parse_options(text)
         if len(options) < 2:
             raise ValueError(
                 "A multiple-choice question lists its options in its text: 1. … 2. … 3. …"
@@ -53,7 +54,7 @@ class MultipleChoice(BaseAnswerType):
         return options
 
     def question_fields(self, text, key_value, options):
-        return {"stem": answers.question_stem(text), "options": options}
+        return {"stem": choices.question_stem(text), "options": options}
 
     def clean_check_options(self, items):
         return _distinct_options(items)
@@ -61,16 +62,16 @@ class MultipleChoice(BaseAnswerType):
     # ------------------------------------------------------------ answers
 
     def normalize_answer(self, answer, *, options=None):
-        return answers.choice_index(answer, _require_options(options))
+        return choices.choice_index(answer, _require_options(options))
 
     def check(self, answer, key, *, options=None, tolerance=answers.DEFAULT_TOLERANCE):
         opts = _require_options(options)
         key_index = (
             key
             if isinstance(key, int) and not isinstance(key, bool)
-            else answers.resolve_choice_key(key, opts)
+            else choices.resolve_choice_key(key, opts)
         )
-        return answers.check_multiple_choice(answer, key_index, opts)
+        return choices.check_multiple_choice(answer, key_index, opts)
 
     def read_form(self, post: Mapping[str, str], options: Sequence[str]) -> tuple[Any, dict]:
         raw = post.get("choice", "")
@@ -90,7 +91,7 @@ class MultipleChoice(BaseAnswerType):
         return super().display(value, options)
 
     def prompt_text(self, text, stem):
-        return stem or answers.question_stem(text)
+        return stem or choices.question_stem(text)
 
     # ------------------------------------------------------------ generator spec
 
@@ -116,7 +117,7 @@ class MultipleChoice(BaseAnswerType):
             text = "\n".join([spec.question, *(f"{i}. {o}" for i, o in enumerate(options, 1))])
         number = int(spec.answer)
         key = f"{number}. {options[number - 1]}"
-        if answers.parse_options(text) != options:
+        if choices.parse_options(text) != options:
             # The participant page lists parsed options; they must be the spec's.
             text = "\n".join([stem, *(f"{i}. {o}" for i, o in enumerate(options, 1))])
         # The written key must resolve to the same option (a generator bug otherwise).
@@ -134,7 +135,7 @@ class MultipleChoice(BaseAnswerType):
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
         right = key if isinstance(key, int) and not isinstance(key, bool) else None
         if right is None:
-            right = answers.resolve_choice_key(key, options)
+            right = choices.resolve_choice_key(key, options)
         if correct or len(options) < 2:
             return right
         return rng.choice([i for i in range(len(options)) if i != right])

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studies import answers
+from studies.answers import quantities
 
 from .base import BaseAnswerType
 
@@ -44,7 +45,7 @@ class Proportion(BaseAnswerType):
     api_answer = "Proportion: the slider's value, a number from 0 to 100."
 
     def normalize_key(self, key, *, options=None):
-        value = answers.parse_key(key)
+        value = quantities.parse_key(key)
         if not _on_scale(value):
             raise answers.KeyFormatError(
                 f"The proportion key {key!r} is not on the 0–100 scale (write e.g. 35)."
@@ -53,7 +54,7 @@ class Proportion(BaseAnswerType):
 
     def normalize_answer(self, answer, *, options=None):
         try:
-            value = answers.parse_number(answer)
+            value = quantities.parse_number(answer)
         except answers.AnswerFormatError:
             raise answers.AnswerFormatError(SLIDER_HELP) from None
         if not _on_scale(value):

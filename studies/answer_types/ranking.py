@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from studies import answers
+from studies.answers import rankings
 
 from .base import BaseAnswerType, FormAnswerError
 
@@ -20,7 +21,7 @@ RANK_HELP = "Please give every item its own rank, from 1 to {n}."
 def is_permutation(items: Sequence[str], options: Sequence[str]) -> bool:
     """Whether ``items`` name every option exactly once, in any order.
 
-    Items compare as :func:`studies.answers.check_ranking` compares them (case,
+    Items compare as :func:`studies.answers.rankings.check_ranking` compares them (case,
     spacing and a final period don't count).
     """
     return sorted(map(answers.norm_item, items)) == sorted(map(answers.norm_item, options))
@@ -70,7 +71,7 @@ class Ranking(BaseAnswerType):
 
     def normalize_key(self, key, *, options=None):
         try:
-            items = answers.parse_ranking(key)
+            items = rankings.parse_ranking(key)
         except answers.AnswerFormatError:
             raise answers.KeyFormatError(
                 "The ranking key lists no items (write e.g. A > B > C)."
@@ -108,7 +109,7 @@ class Ranking(BaseAnswerType):
         n = len(options)
         order = rng.sample(range(n), n)
         try:
-            wanted = [answers.norm_item(i) for i in answers.parse_ranking(key)]
+            wanted = [answers.norm_item(i) for i in rankings.parse_ranking(key)]
             keyed = [wanted.index(answers.norm_item(options[i])) for i in order]
         except (answers.AnswerFormatError, ValueError):
             return order
@@ -120,14 +121,14 @@ class Ranking(BaseAnswerType):
     # ------------------------------------------------------------ answers
 
     def normalize_answer(self, answer, *, options=None):
-        return answers.parse_ranking(answer)
+        return rankings.parse_ranking(answer)
 
     def validate_answer(self, value, options):
         if options and not is_permutation(value, options):
             raise answers.AnswerFormatError(RANK_HELP.format(n=len(options)))
 
     def check(self, answer, key, *, options=None, tolerance=answers.DEFAULT_TOLERANCE):
-        return answers.check_ranking(answer, key)
+        return rankings.check_ranking(answer, key)
 
     def read_form(self, post: Mapping[str, str], options: Sequence[str]) -> tuple[Any, dict]:
         places = _places(post, len(options), "rank_{i}")
@@ -171,7 +172,7 @@ class Ranking(BaseAnswerType):
         return ", ".join(ranking), ", ".join(reversed(ranking))
 
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
-        items = answers.parse_ranking(key)
+        items = rankings.parse_ranking(key)
         if options:
             # Answer with the option texts, as the ranking widget posts them.
             by_norm = {" ".join(str(o).casefold().split()): o for o in options}

@@ -39,15 +39,37 @@ class _ChartomReader(_Reader):
 
         questions = self.list_charts(QUESTIONS_DIR, {"txt"}, "question file")
         images = self.list_charts(IMAGES_DIR, IMAGE_EXTENSIONS, "image")
-
-        drafts: dict[ChartId, _Draft] = {}
-        where: dict[ChartId, tuple[str, int | None]] = {}
         keys_file = keys_rel or KEYS_FILE
         key_rows = (
             self.read_table(keys_rel, ("chart_id", "answer_type", "answer"), _CHARTOM_COLUMNS)
             if keys_rel
             else None
         )
+        drafts, where = self.key_drafts(key_rows, keys_file)
+
+        # A missing file or folder is reported once above, not again for every chart.
+        every_id = set(drafts) | set(questions or {}) | set(images or {})
+        for chart_id in sorted(every_id, key=_sort_key):
+            if chart_id not in drafts:
+                if key_rows is not None:
+                    self.problem(
+                        keys_file, None, f"No answer key for {chart_id}; add a row for it."
+                    )
+                drafts[chart_id] = _Draft(chart_id, keys_file, None)
+                found_in = (questions or {}).get(chart_id) or (images or {}).get(chart_id)
+                where[chart_id] = (found_in, None)
+            self.fill_draft(drafts[chart_id], questions, images)
+
+        if manip_rel is not None:
+            self.apply_manipulations(manip_rel, drafts)
+        return self.build(drafts, where)
+
+    def key_drafts(
+        self, key_rows, keys_file: str
+    ) -> tuple[dict[ChartId, _Draft], dict[ChartId, tuple[str, int | None]]]:
+        """A draft per chart listed in the answer key table, and where each was listed."""
+        drafts: dict[ChartId, _Draft] = {}
+        where: dict[ChartId, tuple[str, int | None]] = {}
         first_row: dict[ChartId, int] = {}
         for row, record in key_rows or []:
             chart_id = parse_chart_id(record["chart_id"])
@@ -70,41 +92,29 @@ class _ChartomReader(_Reader):
                 draft.answer = None
             drafts[chart_id] = draft
             where[chart_id] = (keys_file, row)
+        return drafts, where
 
-        # A missing file or folder is reported once above, not again for every chart.
-        every_id = set(drafts) | set(questions or {}) | set(images or {})
-        for chart_id in sorted(every_id, key=_sort_key):
-            if chart_id not in drafts:
-                if key_rows is not None:
-                    self.problem(
-                        keys_file, None, f"No answer key for {chart_id}; add a row for it."
-                    )
-                drafts[chart_id] = _Draft(chart_id, keys_file, None)
-                found_in = (questions or {}).get(chart_id) or (images or {}).get(chart_id)
-                where[chart_id] = (found_in, None)
-            draft = drafts[chart_id]
-            if questions is not None:
-                if chart_id in questions:
-                    draft.question_text = self.question(questions[chart_id])
-                else:
-                    self.problem(
-                        f"{QUESTIONS_DIR}/{chart_id}.txt",
-                        None,
-                        f"The question file for {chart_id} is missing.",
-                    )
-            if images is not None:
-                if chart_id in images:
-                    draft.image = self.read_image(images[chart_id])
-                else:
-                    self.problem(
-                        f"{IMAGES_DIR}/{chart_id}.png",
-                        None,
-                        f"The image for {chart_id} is missing.",
-                    )
-
-        if manip_rel is not None:
-            self.apply_manipulations(manip_rel, drafts)
-        return self.build(drafts, where)
+    def fill_draft(self, draft: _Draft, questions: dict | None, images: dict | None) -> None:
+        """The chart's question text and image, when their folders exist."""
+        chart_id = draft.chart_id
+        if questions is not None:
+            if chart_id in questions:
+                draft.question_text = self.question(questions[chart_id])
+            else:
+                self.problem(
+                    f"{QUESTIONS_DIR}/{chart_id}.txt",
+                    None,
+                    f"The question file for {chart_id} is missing.",
+                )
+        if images is not None:
+            if chart_id in images:
+                draft.image = self.read_image(images[chart_id])
+            else:
+                self.problem(
+                    f"{IMAGES_DIR}/{chart_id}.png",
+                    None,
+                    f"The image for {chart_id} is missing.",
+                )
 
     def list_charts(
         self, folder: str, extensions: Iterable[str], what: str

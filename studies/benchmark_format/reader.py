@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.csv_safety import csv_unescape
-from studies.answer_types import get_type
-from studies.answers import KeyFormatError, normalize_key, question_stem
+from studies.answer_types import get_type, normalize_key
+from studies.answers import KeyFormatError
+from studies.answers.choices import question_stem
 from studies.images import ImageRejected, ValidatedImage, human_size, validate_image
 
 from .names import CHART_TYPES, _column, answer_type_from_label, chart_type_slug

@@ -30,7 +30,7 @@ class ChartRecord:
     ``answer_key`` is the key as written; ``answer_value`` its checked form:
     an option index (0-based) for multiple choice, a number for free text, the
     items in order for a ranking. Checking free text should use the written
-    key, which keeps its scale word (see ``studies.answers.check_free_text``).
+    key, which keeps its scale word (see ``studies.answers.quantities.check_free_text``).
     """
 
     chart_id: str

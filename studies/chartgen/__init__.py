@@ -16,9 +16,9 @@ from .spec import (
     SpecError,
     SpecProblem,
     Tile,
-    load_specs,
     split_options,
 )
+from .validate import load_specs, spec_from_dict
 
 __all__ = [
     "ANSWER_TYPES",
@@ -37,5 +37,6 @@ __all__ = [
     "load_specs",
     "render_chart",
     "render_pair",
+    "spec_from_dict",
     "split_options",
 ]

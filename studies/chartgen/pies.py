@@ -97,24 +97,36 @@ def _arc(a1: float, a2: float) -> list[float]:
     return [math.radians(a1 + (a2 - a1) * k / steps) for k in range(steps + 1)]
 
 
-def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: int | None) -> None:
-    def offset(i: int) -> tuple[float, float]:
-        if i != popped:
+@dataclass(frozen=True)
+class _Slices:
+    """Painting the parts of a 3D pie's slices: top, front rim wall and radial cut faces."""
+
+    ax: Axes
+    arcs: list[tuple[float, float]]
+    view: View
+    popped: int | None
+
+    def offset(self, i: int) -> tuple[float, float]:
+        if i != self.popped:
             return 0.0, 0.0
-        mid = math.radians(sum(arcs[i]) / 2)
-        return view.explode * math.cos(mid), view.explode * math.sin(mid)
+        mid = math.radians(sum(self.arcs[i]) / 2)
+        return self.view.explode * math.cos(mid), self.view.explode * math.sin(mid)
 
-    def top(i: int) -> None:
-        ox, oy = offset(i)
+    def top(self, i: int) -> None:
+        ox, oy = self.offset(i)
+        view = self.view
         pts = [_project(view, ox, oy, 0.0)]
-        pts += [_project(view, ox + math.cos(t), oy + math.sin(t), 0.0) for t in _arc(*arcs[i])]
-        _poly(ax, pts, PALETTE[i % len(PALETTE)])
+        pts += [
+            _project(view, ox + math.cos(t), oy + math.sin(t), 0.0) for t in _arc(*self.arcs[i])
+        ]
+        _poly(self.ax, pts, PALETTE[i % len(PALETTE)])
 
-    def wall(i: int) -> None:
+    def wall(self, i: int) -> None:
         # Only the front half of the rim (sin < 0) faces the viewer.
-        ox, oy = offset(i)
+        ox, oy = self.offset(i)
+        view = self.view
         run: list[float] = []
-        for t in [*_arc(*arcs[i]), None]:
+        for t in [*_arc(*self.arcs[i]), None]:
             if t is not None and math.sin(t) <= 0:
                 run.append(t)
                 continue
@@ -124,11 +136,12 @@ def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: in
                     _project(view, ox + math.cos(a), oy + math.sin(a), -view.depth)
                     for a in reversed(run)
                 ]
-                _poly(ax, upper + lower, shade(PALETTE[i % len(PALETTE)], 0.72))
+                _poly(self.ax, upper + lower, shade(PALETTE[i % len(PALETTE)], 0.72))
             run = []
 
-    def cut(i: int, angle: float) -> None:
-        ox, oy = offset(i)
+    def cut(self, i: int, angle: float) -> None:
+        ox, oy = self.offset(i)
+        view = self.view
         a = math.radians(angle)
         rim = (ox + math.cos(a), oy + math.sin(a))
         pts = [
@@ -137,13 +150,16 @@ def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: in
             _project(view, *rim, -view.depth),
             _project(view, ox, oy, -view.depth),
         ]
-        _poly(ax, pts, shade(PALETTE[i % len(PALETTE)], 0.6))
+        _poly(self.ax, pts, shade(PALETTE[i % len(PALETTE)], 0.6))
 
+
+def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: int | None) -> None:
+    slices = _Slices(ax, arcs, view, popped)
     if popped is None:
         for i in range(len(arcs)):
-            wall(i)
+            slices.wall(i)
         for i in range(len(arcs)):
-            top(i)
+            slices.top(i)
         return
 
     # A radial face shows only if its outward side turns towards the viewer (towards -y). At
@@ -159,17 +175,17 @@ def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: in
 
     def body() -> None:
         for i, angle in body_faces:
-            cut(i, angle)
+            slices.cut(i, angle)
         for i in others:
-            wall(i)
+            slices.wall(i)
         for i in others:
-            top(i)
+            slices.top(i)
 
     def popped_slice() -> None:
         for angle in own_faces:
-            cut(popped, angle)
-        wall(popped)
-        top(popped)
+            slices.cut(popped, angle)
+        slices.wall(popped)
+        slices.top(popped)
 
     # The nearer of the two is painted last.
     if math.sin(math.radians((a1 + a2) / 2)) < 0:

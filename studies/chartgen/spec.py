@@ -10,12 +10,10 @@ annotation); it has no manipulated version and its question fields are optional.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from studies.answer_types import KEYS
@@ -211,17 +209,6 @@ class ChartSpec:
     def answer_number(self) -> float | None:
         return float(self.answer) if self.answer_type == "free_text" else None
 
-    @classmethod
-    def from_dict(cls, raw: Any) -> ChartSpec:
-        # Imported here: the validator builds the classes of this module.
-        from .validate import parse_spec
-
-        problems: list[SpecProblem] = []
-        spec = parse_spec(raw, problems)
-        if problems or spec is None:
-            raise SpecError("; ".join(str(p) for p in problems), problems)
-        return spec
-
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "id": self.id,
@@ -242,45 +229,6 @@ class ChartSpec:
         if self.params:
             out["params"] = dict(self.params)
         return out
-
-
-def load_specs(source: str | Path | Sequence[Mapping[str, Any]]) -> list[ChartSpec]:
-    """Parse a JSON file (a list of spec objects) or an already-parsed list.
-
-    Raises ``SpecError`` listing every problem of every spec, each with its index and field.
-    """
-    if isinstance(source, str | Path):
-        try:
-            raw = json.loads(Path(source).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            problem = SpecProblem("file", f"invalid JSON: {exc}")
-            raise SpecError(str(problem), [problem]) from exc
-    else:
-        raw = source
-    if not isinstance(raw, list):
-        problem = SpecProblem("file", "expected a list of chart specs")
-        raise SpecError(str(problem), [problem])
-
-    from .validate import parse_spec  # imported here: it builds the classes of this module
-
-    specs: list[ChartSpec] = []
-    problems: list[SpecProblem] = []
-    seen: dict[str, int] = {}
-    for index, item in enumerate(raw):
-        own: list[SpecProblem] = []
-        spec = parse_spec(item, own)
-        spec_id = item.get("id", "") if isinstance(item, Mapping) else ""
-        spec_id = spec_id if isinstance(spec_id, str) else ""
-        problems.extend(SpecProblem(p.field, p.message, index, spec_id) for p in own)
-        if spec_id and spec_id in seen:
-            problems.append(SpecProblem("id", f"duplicate of spec {seen[spec_id]}", index, spec_id))
-        elif spec_id:
-            seen[spec_id] = index
-        if spec is not None and not own:
-            specs.append(spec)
-    if problems:
-        raise SpecError("; ".join(str(p) for p in problems), problems)
-    return specs
 
 
 def format_number(value: float) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from studies.answer_types import get_type
@@ -19,6 +21,7 @@ from .spec import (
     ChartData,
     ChartSpec,
     Series,
+    SpecError,
     SpecProblem,
     Tile,
     is_number,
@@ -358,3 +361,49 @@ def _parse_question(
 
     key, options = get_type(answer_type).spec_answer(raw, question, data, c)
     return question, answer_type, key, options
+
+
+def spec_from_dict(raw: Any) -> ChartSpec:
+    """One spec from its raw dict; raises ``SpecError`` listing every problem found."""
+    problems: list[SpecProblem] = []
+    spec = parse_spec(raw, problems)
+    if problems or spec is None:
+        raise SpecError("; ".join(str(p) for p in problems), problems)
+    return spec
+
+
+def load_specs(source: str | Path | Sequence[Mapping[str, Any]]) -> list[ChartSpec]:
+    """Parse a JSON file (a list of spec objects) or an already-parsed list.
+
+    Raises ``SpecError`` listing every problem of every spec, each with its index and field.
+    """
+    if isinstance(source, str | Path):
+        try:
+            raw = json.loads(Path(source).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            problem = SpecProblem("file", f"invalid JSON: {exc}")
+            raise SpecError(str(problem), [problem]) from exc
+    else:
+        raw = source
+    if not isinstance(raw, list):
+        problem = SpecProblem("file", "expected a list of chart specs")
+        raise SpecError(str(problem), [problem])
+
+    specs: list[ChartSpec] = []
+    problems: list[SpecProblem] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(raw):
+        own: list[SpecProblem] = []
+        spec = parse_spec(item, own)
+        spec_id = item.get("id", "") if isinstance(item, Mapping) else ""
+        spec_id = spec_id if isinstance(spec_id, str) else ""
+        problems.extend(SpecProblem(p.field, p.message, index, spec_id) for p in own)
+        if spec_id and spec_id in seen:
+            problems.append(SpecProblem("id", f"duplicate of spec {seen[spec_id]}", index, spec_id))
+        elif spec_id:
+            seen[spec_id] = index
+        if spec is not None and not own:
+            specs.append(spec)
+    if problems:
+        raise SpecError("; ".join(str(p) for p in problems), problems)
+    return specs

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,30 +16,10 @@ from analysis.model_eval.frames import prediction_frame
 from analysis.tables import natural_key
 from studies.model_answers_format import ModelAnswerRow, ModelCoverage, coverage
 from studies.models import ManipulationType, ModelAnswer, ModelRun, Study, StudyResults
+from studies.selectors.model_eval_tables import clean, table
 from studies.selectors.results import chart_catalogue
 
 ANSWER_COLUMNS = ["model", "chart_id", "correct", "prediction", "justification", "mind_answer"]
-
-
-LABELS = {
-    "n": "n",
-    "n_errors": "errors",
-    "ci_low": "CI low",
-    "ci_high": "CI high",
-    "mae": "MAE",
-    "mae_sd": "MAE SD",
-    "pearson_r": "Pearson r",
-    "pearson_p": "p (r)",
-    "r_squared": "R²",
-    "p_n": "p non-manip.",
-    "p_m": "p manip.",
-    "log_odds_ratio": "log OR",
-    "se": "SE",
-    "share_named": "share named",
-    "false_alarm_rate": "false alarms",
-    "hmi_r": "r with HMI",
-    "hmi_p": "p (HMI)",
-}
 
 
 def model_runs(study: Study) -> list[ModelRun]:
@@ -139,42 +118,6 @@ def vocabularies(catalogue: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def clean(value, digits: int | None = 4):
-    """JSON-safe: NaN and infinities become None, numpy scalars plain; floats rounded to ``digits``.
-
-    ``digits=None`` keeps full precision (the file export, where p-values of
-    1e-8 must not read as 0).
-    """
-    if isinstance(value, float | np.floating):
-        value = float(value)
-        if math.isnan(value) or math.isinf(value):
-            return None
-        if digits is None:
-            return value
-        if value != 0 and abs(value) < 10**-digits:
-            # Tiny numbers (p-values of 1e-70) keep their significant digits, not 0.0.
-            return float(f"{value:.{digits - 1}e}")
-        return round(value, digits)
-    if isinstance(value, np.integer | np.bool_):
-        return value.item()
-    if isinstance(value, list | tuple):
-        return [clean(v, digits) for v in value]
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
-
-
-def table(frame: pd.DataFrame, columns: list[str] | None = None, digits: int | None = 4) -> dict:
-    """A frame as {columns, labels, rows} for templates and JSON, NaN as None."""
-    columns = [c for c in (columns or list(frame.columns)) if c in frame.columns]
-    rows = [[clean(v, digits) for v in record] for record in frame[columns].itertuples(index=False)]
-    return {
-        "columns": columns,
-        "labels": [LABELS.get(c, c.replace("_", " ")) for c in columns],
-        "rows": rows,
-    }
-
-
 def _coverage(study_answers: pd.DataFrame, chart_ids: list[str]) -> list[dict]:
     rows = [
         ModelAnswerRow(
@@ -208,7 +151,7 @@ def coverage_dict(c: ModelCoverage) -> dict:
 
 # Bump when the report's content or shape changes, so reports cached by an older
 # version are not served after a deploy.
-REPORT_VERSION = 3  # 3: figures without inline CSS
+REPORT_VERSION = 4  # 3: figures without inline CSS; 4: column kinds, heat map labels
 REPORT_CACHE_SECONDS = 6 * 60 * 60
 
 PREDICTION_COLUMNS = [
@@ -291,35 +234,12 @@ def _human_rates(humans: HumanSnapshot, charts: pd.DataFrame, label: str):
         return None, f"The humans' FACT error rates could not be computed: {exc}"
 
 
-def _build_report(
-    study: Study,
-    *,
-    catalogue: pd.DataFrame,
-    answers: pd.DataFrame,
-    words: dict,
-    svg: bool,
-    seed: int,
-) -> dict:
-    """Every analysis at full precision; :func:`model_eval_report` rounds for display."""
-    humans = human_snapshot(study)
-    hmi, human_log_odds = humans.hmi, humans.log_odds
-    models = sorted(set(answers["model"]))
-    report: dict = {
-        "models": models,
-        "coverage": [],
-        "has_hmi": bool(hmi["hmi"].notna().any()),
-        "humans": None,
-        "seed": seed,
-        "estimators": ESTIMATORS,
-        "messages": [],
-    }
-    if answers.empty or catalogue.empty:
-        report["messages"].append(NO_ANSWERS)
-        return report
-    charts = analysis_charts(catalogue)
-    report["coverage"] = _coverage(answers, list(catalogue["chart_id"]))
+def _fact_section(report: dict, answers, charts, humans: HumanSnapshot, label: str):
+    """The FACT error rates of the models, with the humans' beside them when there are any.
+
+    Returns (overall, by_group, human_rates) for the figures.
+    """
     fact = me.fact_error_rates(answers[["model", "chart_id", "correct"]], charts)
-    label = humans_label(models)
     human_rates, why = _human_rates(humans, charts, label)
     overall, by_group, chi = fact.overall, fact.by_group, fact.chi_square
     if human_rates is None:
@@ -340,19 +260,14 @@ def _build_report(
         "by_group": table(by_group, digits=None),
         "chi_square": table(chi, digits=None),
     }
-    predictions = answers[["model", "chart_id", "prediction"]]
-    mind = me.mind_metrics(predictions, hmi)
-    arrows = me.mind_group_arrows(predictions, hmi, charts)
-    report["mind"] = {
-        "metrics": table(mind, digits=None),
-        "arrows": table(arrows, digits=None),
-        "predictions": table(_predictions_table(predictions, hmi, charts), digits=None),
-    }
-    if not report["has_hmi"]:
-        report["messages"].append(
-            "The study has no computed HMI yet: compute the results to score MIND predictions."
-        )
-    answered = answers[answers["correct"].notna()][["model", "chart_id", "correct"]]
+    return overall, by_group, human_rates
+
+
+def _log_odds_section(report: dict, answered, charts, human_log_odds, seed: int):
+    """The models' log odds ratios and their rank agreement with the humans'.
+
+    Returns (model_log_odds, ranking), ranking None when either side has no estimate.
+    """
     model_log_odds = pd.DataFrame()
     try:
         model_log_odds = me.model_population_log_odds(
@@ -382,6 +297,57 @@ def _build_report(
             dict(zip(empirical["group"], empirical["log_odds_ratio"], strict=True)),
         )
         report["kendall_empirical"] = _ranking(ranking_empirical)
+    return model_log_odds, ranking
+
+
+def _build_report(
+    study: Study,
+    *,
+    catalogue: pd.DataFrame,
+    answers: pd.DataFrame,
+    words: dict,
+    svg: bool,
+    seed: int,
+    progress=None,
+) -> dict:
+    """Every analysis at full precision; :func:`model_eval_report` rounds for display."""
+    step = progress or (lambda fraction, message="": None)
+    step(0.1, "FACT error rates")
+    humans = human_snapshot(study)
+    hmi, human_log_odds = humans.hmi, humans.log_odds
+    models = sorted(set(answers["model"]))
+    report: dict = {
+        "models": models,
+        "coverage": [],
+        "has_hmi": bool(hmi["hmi"].notna().any()),
+        "humans": None,
+        "seed": seed,
+        "estimators": ESTIMATORS,
+        "messages": [],
+    }
+    if answers.empty or catalogue.empty:
+        report["messages"].append(NO_ANSWERS)
+        return report
+    charts = analysis_charts(catalogue)
+    report["coverage"] = _coverage(answers, list(catalogue["chart_id"]))
+    label = humans_label(models)
+    overall, by_group, human_rates = _fact_section(report, answers, charts, humans, label)
+    step(0.3, "MIND predictions")
+    predictions = answers[["model", "chart_id", "prediction"]]
+    mind = me.mind_metrics(predictions, hmi)
+    arrows = me.mind_group_arrows(predictions, hmi, charts)
+    report["mind"] = {
+        "metrics": table(mind, digits=None),
+        "arrows": table(arrows, digits=None),
+        "predictions": table(_predictions_table(predictions, hmi, charts), digits=None),
+    }
+    if not report["has_hmi"]:
+        report["messages"].append(
+            "The study has no computed HMI yet: compute the results to score MIND predictions."
+        )
+    answered = answers[answers["correct"].notna()][["model", "chart_id", "correct"]]
+    step(0.4, "Fitting the model-population mixed model")
+    model_log_odds, ranking = _log_odds_section(report, answered, charts, human_log_odds, seed)
     rows = answers[["model", "chart_id", "justification"]].merge(hmi, on="chart_id", how="left")
     justifications = justification_report(rows, words, charts=charts)
     report["justifications"] = {
@@ -390,19 +356,26 @@ def _build_report(
         "charts": table(justifications.charts, digits=None),
     }
     if svg:
+        step(0.8, "Drawing the figures")
         human_name = label if human_rates is not None else None
-        report["svg"] = {
-            "fact": me.fact_error_svg(overall, humans=human_name),
-            "fact_groups": me.fact_group_svg(by_group, humans=human_name),
-            "mind_scatter": me.mind_scatter_svg(predictions, hmi, metrics=mind, charts=charts),
-            "mind_arrows": me.mind_arrows_svg(arrows),
-            "log_odds": (
-                me.log_odds_comparison_svg(human_log_odds, model_log_odds)
-                if ranking is not None
-                else ""
-            ),
-        }
+        report["svg"] = _figures(
+            overall, by_group, predictions, hmi, mind, charts, arrows, human_name,
+            human_log_odds, model_log_odds, ranking is not None,
+        )  # fmt: skip
     return report
+
+
+def _figures(
+    overall, by_group, predictions, hmi, mind, charts, arrows, human_name,
+    human_log_odds, model_log_odds, ranked: bool,
+) -> dict:  # fmt: skip
+    return {
+        "fact": me.fact_error_svg(overall, humans=human_name),
+        "fact_groups": me.fact_group_svg(by_group, humans=human_name),
+        "mind_scatter": me.mind_scatter_svg(predictions, hmi, metrics=mind, charts=charts),
+        "mind_arrows": me.mind_arrows_svg(arrows),
+        "log_odds": (me.log_odds_comparison_svg(human_log_odds, model_log_odds) if ranked else ""),
+    }
 
 
 NO_ANSWERS = "No model answers imported yet."
@@ -430,8 +403,14 @@ def _rounded(value, digits: int):
 
 
 def model_eval_report(
-    study: Study, *, svg: bool = True, seed: int | None = None, digits: int | None = 4
-) -> dict:
+    study: Study,
+    *,
+    svg: bool = True,
+    seed: int | None = None,
+    digits: int | None = 4,
+    compute: bool = True,
+    report=None,
+) -> dict | None:
     """Every analysis of the study's model answers beside the humans, JSON-ready.
 
     Empty parts say why in ``messages``. Building it fits a mixed model and
@@ -440,7 +419,8 @@ def model_eval_report(
     key is a few small queries. ``seed`` (default: the study's) feeds the mixed
     model's fit; ``digits`` rounds floats for display (None keeps full
     precision, as the file export does), so the page and the export share one
-    cached report.
+    cached report. With ``compute=False`` a report not in the cache is None (the page
+    then has a job build it); ``report(progress, message)`` hears of each step.
     """
     seed = study.seed if seed is None else seed
     catalogue = chart_catalogue(study)
@@ -449,10 +429,18 @@ def model_eval_report(
     key = report_cache_key(
         study, catalogue=catalogue, answers=answers, words=words, svg=svg, seed=seed
     )
-    report = cache.get(key)
-    if report is None:
-        report = _build_report(
-            study, catalogue=catalogue, answers=answers, words=words, svg=svg, seed=seed
+    found = cache.get(key)
+    if found is None:
+        if not compute:
+            return None
+        found = _build_report(
+            study,
+            catalogue=catalogue,
+            answers=answers,
+            words=words,
+            svg=svg,
+            seed=seed,
+            progress=report,
         )
-        cache.set(key, report, REPORT_CACHE_SECONDS)
-    return report if digits is None else _rounded(report, digits)
+        cache.set(key, found, REPORT_CACHE_SECONDS)
+    return found if digits is None else _rounded(found, digits)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studies import answers
+from studies import answer_types, answers
 from studies.models import Platform, Question, Study
 from studies.ordering import max_gap
 from studies.selectors.timing import study_expected_minutes
@@ -59,7 +59,7 @@ def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
             )
         options = question.kind.question_options(question.options, question.text)
         try:
-            answers.normalize_key(question.answer_type, question.answer_key, options=options)
+            answer_types.normalize_key(question.answer_type, question.answer_key, options=options)
         except answers.KeyFormatError as exc:
             items.append(
                 ReadinessItem("pair_key", f"Pair {question.code}: {exc.message}", PAIR, where)

@@ -12,9 +12,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import pandas as pd
+from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import Count, Min, Q
 
+from analysis.tables import natural_key
 from studies import exclusion_rules
 from studies.models import (
     Chart,
@@ -175,7 +177,24 @@ def chart_catalogue(study: Study) -> pd.DataFrame:
         "fact_question",
         "answer_key",
     ]
-    return pd.DataFrame(list(rows), columns=columns)
+    # In natural order (G2 before G10) here, not by the database's collation, so every page
+    # and export built on the catalogue lists charts the same way.
+    return pd.DataFrame(sorted(rows, key=lambda r: natural_key(r[1])), columns=columns)
+
+
+def chart_details(study: Study) -> dict[int, dict]:
+    """chart pk -> its image URL, FACT question and answer key, for the results tables (one query)."""
+    rows = Chart.objects.filter(question__study_pairs__study=study).values_list(
+        "id", "image", "question__text", "question__answer_key"
+    )
+    return {
+        pk: {
+            "image_url": default_storage.url(image) if image else "",
+            "question": text,
+            "answer_key": key,
+        }
+        for pk, image, text, key in rows
+    }
 
 
 def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame:

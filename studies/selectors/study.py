@@ -386,7 +386,7 @@ def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
         check = trial.attention_check
         return check.answer_type, list(check.options or []), check.answer_key, check.tolerance
     question = trial.question
-    options, key = answers.question_key(question)
+    options, key = answer_types.question_key(question)
     return question.answer_type, options, key, question.tolerance
 
 

@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from studies import answers
+from studies import answer_types, answers
 from studies.model_answers_format import (
     MIND,
     ModelCoverage,
@@ -16,8 +16,8 @@ from studies.model_answers_format import (
     check_against_charts,
     check_fact_answer,
     coverage,
-    read_model_answers,
 )
+from studies.model_answers_reading import read_model_answers
 from studies.models import Chart, ModelAnswer, ModelRun, Study
 from studies.selectors.model_eval import coverage_dict
 
@@ -55,7 +55,7 @@ def study_charts(study: Study) -> dict[str, Chart]:
 def _score(row, chart: Chart) -> tuple[bool | None, list[str]]:
     question = chart.question
     # The same key and options a participant's answer is checked against.
-    options, key = answers.question_key(question)
+    options, key = answer_types.question_key(question)
     try:
         check = check_fact_answer(
             row.fact_answer,

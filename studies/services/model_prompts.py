@@ -6,6 +6,7 @@ import json
 import zipfile
 from pathlib import PurePosixPath
 
+from analysis.tables import natural_key
 from studies.models import Chart, Study
 
 MANIFEST = "prompts.jsonl"
@@ -22,11 +23,8 @@ python manage.py import_model_answers {slug} FILE
 
 
 def study_prompt_charts(study: Study) -> list[Chart]:
-    return list(
-        Chart.objects.filter(question__study_pairs__study=study)
-        .select_related("question")
-        .order_by("chart_id")
-    )
+    charts = Chart.objects.filter(question__study_pairs__study=study).select_related("question")
+    return sorted(charts, key=lambda c: natural_key(c.chart_id))
 
 
 def prompt_rows(study: Study) -> list[dict]:

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from studies import answer_types
 from studies.answer_types import get_type
 from studies.benchmark_format import answer_type_from_label
-from studies.chartgen import ChartSpec, SpecError
+from studies.chartgen import SpecError, spec_from_dict
 from studies.model_answers_format import check_fact_answer
 from studies.models import AnswerType, Chart, ParticipantSession, Question, Response
 from studies.selectors.study import trial_current
@@ -93,9 +93,9 @@ def test_the_generator_reads_a_proportion_key_and_refuses_one_off_the_scale():
         "title": "Market share", "data": {"categories": ["A", "B", "C"], "values": [35, 40, 25]},
         "question": "What share is A?", "answer_type": PROPORTION, "answer": 35,
     }  # fmt: skip
-    assert ChartSpec.from_dict(spec).answer == "35"
+    assert spec_from_dict(spec).answer == "35"
     with pytest.raises(SpecError, match="0 to 100"):
-        ChartSpec.from_dict({**spec, "answer": 135})
+        spec_from_dict({**spec, "answer": 135})
 
 
 def test_benchmark_files_name_the_type():

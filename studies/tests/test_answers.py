@@ -2,25 +2,17 @@ import re
 
 import pytest
 
-from studies import answers
-from studies.answer_types import ranking
-from studies.answers import (
-    AnswerFormatError,
-    KeyFormatError,
-    check_answer,
-    check_free_text,
+from studies import answer_types, answers
+from studies.answer_types import check_answer, normalize_answer, normalize_key, ranking
+from studies.answers import AnswerFormatError, KeyFormatError, normalize_line_breaks
+from studies.answers.choices import (
     check_multiple_choice,
-    check_ranking,
-    normalize_answer,
-    normalize_key,
-    normalize_line_breaks,
-    parse_key,
-    parse_number,
     parse_options,
-    parse_ranking,
     question_stem,
     resolve_choice_key,
 )
+from studies.answers.quantities import check_free_text, parse_key, parse_number
+from studies.answers.rankings import check_ranking, parse_ranking
 
 # The registered answer types' keys (studies.answer_types).
 MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
@@ -395,10 +387,10 @@ def test_a_question_is_checked_against_its_stored_or_numbered_options_and_resolv
         answer_key = "Down"
         key_value = 1
 
-    assert answers.question_key(Q) == (["Up", "Down"], 1)
+    assert answer_types.question_key(Q) == (["Up", "Down"], 1)
     unresolved = type("U", (Q,), {"key_value": None, "options": ["Up", "Down", "Flat"]})
-    assert answers.question_key(unresolved) == (["Up", "Down", "Flat"], "Down")
+    assert answer_types.question_key(unresolved) == (["Up", "Down", "Flat"], "Down")
     ranking = type(
         "R", (Q,), {"answer_type": "ranking", "options": ["B", "A"], "answer_key": "A > B"}
     )
-    assert answers.question_key(ranking) == (["B", "A"], "A > B")
+    assert answer_types.question_key(ranking) == (["B", "A"], "A > B")

@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from core.models import Job
-from studies.answers import check_answer
+from studies.answer_types import check_answer
 from studies.models import Chart, ChartSet, Question
 from studies.services.library import (
     chartset_create,

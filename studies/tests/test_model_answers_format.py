@@ -14,8 +14,8 @@ from studies.model_answers_format import (
     check_against_charts,
     check_fact_answer,
     coverage,
-    read_model_answers,
 )
+from studies.model_answers_reading import read_model_answers
 
 # The registered answer types' keys (studies.answer_types).
 MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"

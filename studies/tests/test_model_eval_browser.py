@@ -31,7 +31,9 @@ def test_a_researcher_reads_the_model_analyses(page, live_server, researcher, pa
     page.wait_for_url(f"{live_server.url}/researcher/")
     page.goto(f"{live_server.url}/studies/study/{study.slug}/models/")
     assert page.get_by_role("heading", name="FACT error rates").is_visible()
-    assert page.get_by_role("link", name="Models").get_attribute("aria-current") == "page"
+    assert (
+        page.get_by_role("link", name="Models", exact=True).get_attribute("aria-current") == "page"
+    )
     shot(page, "01-models-desktop")
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()

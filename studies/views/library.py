@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.decorators import researcher_required
-from studies.answers import AnswerFormatError, KeyFormatError, question_key
+from studies.answer_types import question_key
+from studies.answers import AnswerFormatError, KeyFormatError
 from studies.selectors.library import (
     chart_get,
     chartset_get,

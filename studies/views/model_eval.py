@@ -6,12 +6,14 @@ import io
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from core.decorators import researcher_required
+from core.models import Job
+from core.services.jobs import jobs_run_in_background
 from studies.model_answers_format import DEFAULT_MAX_BYTES
 from studies.selectors.model_eval import model_eval_report, model_runs
 from studies.selectors.model_replies import reply_summaries
@@ -22,7 +24,9 @@ from studies.services.model_eval_export import (
     model_eval_export_filename,
     model_eval_export_write,
 )
+from studies.services.model_eval_jobs import MODEL_EVAL_JOB, model_eval_request_compute
 from studies.services.model_prompts import prompts_export_write, prompts_filename
+from studies.views.results import job_view
 
 
 class ModelAnswersForm(forms.Form):
@@ -38,10 +42,27 @@ class ModelAnswersForm(forms.Form):
         return upload
 
 
+def _report_or_job(request, study) -> tuple[dict, Job | None]:
+    """The report, or, when it is not cached and a job can build it apart from this
+    request, an empty report and that job (the page then shows its progress)."""
+    background = jobs_run_in_background()
+    data = model_eval_report(study, compute=not background)
+    if data is not None:
+        return data, None
+    job = model_eval_request_compute(study=study, user=request.user)
+    job.refresh_from_db()
+    if job.state == Job.State.DONE:
+        # Done, yet not in this process's cache (a worker with a per-process cache).
+        return model_eval_report(study), None
+    return {}, job
+
+
 def _page(request, study, *, form=None, report=None, status=200):
-    data = model_eval_report(study)
+    data, job = _report_or_job(request, study)
     humans = data.get("humans") or {}
     context = {
+        "job": job_view(job),
+        "running": job is not None and not job.is_finished,
         "study": study,
         "tab": "models",
         "form": form or ModelAnswersForm(),
@@ -73,6 +94,17 @@ def study_models(request, slug: str):
     for problem in report.problems:
         messages.warning(request, str(problem))
     return redirect("studies:models", slug=study.slug)
+
+
+@researcher_required
+def study_models_status(request, slug: str):
+    """The report job's state, polled by the page while the first computation runs."""
+    study = study_get(user=request.user, slug=slug)
+    job = Job.objects.filter(kind=MODEL_EVAL_JOB, subject=study.subject).order_by("-created_at")
+    view = job_view(job.first()) or {}
+    view.pop("created_at", None)
+    view.pop("finished_at", None)
+    return JsonResponse({"job": view or None})
 
 
 @researcher_required

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import FileResponse, Http404, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from analysis.svg import without_inline_styles
@@ -31,7 +32,7 @@ def _error_text(exc: ValidationError) -> str:
     return " ".join(exc.messages)
 
 
-def _job_view(job: Job | None) -> dict | None:
+def job_view(job: Job | None) -> dict | None:
     if job is None:
         return None
     return {
@@ -62,6 +63,10 @@ def study_results(request, slug: str):
         # Results computed before figures dropped inline CSS still carry it; the page's
         # Content-Security-Policy would refuse it, so it is converted on the way out.
         data["svg"] = {name: without_inline_styles(svg) for name, svg in data["svg"].items()}
+    if data:
+        details = results_sel.chart_details(study)
+        for chart in data["charts"]:
+            chart.update(details.get(chart["pk"], {}))
     comparable = comparable_studies(study=study) if data else []
     other = next((s for s in comparable if s.slug == request.GET.get("compare")), None)
     context = {
@@ -70,7 +75,7 @@ def study_results(request, slug: str):
         "comparable": comparable,
         "comparison": study_comparison(study, other) if other else None,
         "snapshot": snapshot,
-        "job": _job_view(job),
+        "job": job_view(job),
         "running": job is not None and not job.is_finished,
         "stale": bool(
             snapshot and snapshot.computed_at and snapshot.response_count != response_count
@@ -83,7 +88,7 @@ def study_results(request, slug: str):
         "gee": gee,
         "formats": exports.FORMATS.values(),
         "direct_exports": response_count <= DIRECT_EXPORT_LIMIT,
-        "export_jobs": [(j, _job_view(j)) for j in export_jobs],
+        "export_jobs": [(j, job_view(j)) for j in export_jobs],
     }
     return render(request, "studies/results/results.html", context)
 
@@ -93,7 +98,7 @@ def study_results_status(request, slug: str):
     """The compute job's state, polled by the page while a run is going."""
     study = study_get(user=request.user, slug=slug)
     snapshot, job, response_count, _ = results_sel.study_results_state(study)
-    view = _job_view(job) or {}
+    view = job_view(job) or {}
     view.pop("created_at", None)
     view.pop("finished_at", None)
     return JsonResponse(
@@ -111,8 +116,19 @@ def study_results_status(request, slug: str):
 @require_POST
 def study_results_compute(request, slug: str):
     study = study_get(user=request.user, slug=slug)
-    results_request_compute(study=study, user=request.user)
-    messages.success(request, "Results are being computed; this page shows them when ready.")
+    job = results_request_compute(study=study, user=request.user)
+    job.refresh_from_db()
+    if job.state == Job.State.DONE:
+        # No worker and no job thread: the run went on inside this request, and it is over.
+        count = (job.result or {}).get("responses", 0)
+        messages.success(
+            request,
+            f"Results recomputed within this request from {count} response{pluralize(count)}.",
+        )
+    elif job.state == Job.State.FAILED:
+        messages.error(request, f"The recompute failed: {job.error}")
+    else:
+        messages.success(request, "Recompute started: the status panel below shows its progress.")
     return redirect("studies:results", slug=study.slug)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from annotation.models import Project, Qualification, QualityPolicy
+from annotation.models import Project, Qualification, QualificationRound, QualityPolicy
 from core.errors import ServiceError
 
 
@@ -34,3 +34,19 @@ def qualification_for(*, project: Project, annotator) -> Qualification:
             return Qualification.objects.create(project=project, annotator=annotator)
     except IntegrityError:
         return Qualification.objects.get(project=project, annotator=annotator)
+
+
+def round_locked(project: Project, position: int) -> QualificationRound | None:
+    """The round at ``position``, locked so no researcher edits, moves or deletes it meanwhile."""
+    # If a researcher's reorder commits while this waits for the lock, the row it waited
+    # for has moved away and the locked read comes back empty; a second read sees the
+    # new order (each statement reads the latest committed state).
+    for _ in range(2):
+        found = (
+            QualificationRound.objects.select_for_update()
+            .filter(project=project, position=position)
+            .first()
+        )
+        if found is not None:
+            return found
+    return None

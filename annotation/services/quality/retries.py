@@ -14,8 +14,12 @@ from django.utils import timezone
 
 from annotation.models import Project, ProjectMember, Qualification, QualityPolicy
 from annotation.selectors.attempts import attempts_allowed, retry_at, round_attempts
-from annotation.services.quality.common import QualityError, policy_for, qualification_for
-from annotation.services.quality.rounds import _round_locked
+from annotation.services.quality.common import (
+    QualityError,
+    policy_for,
+    qualification_for,
+    round_locked,
+)
 from core.models import AuditEntry
 from core.services.audit import audit_record
 
@@ -34,7 +38,7 @@ def attempt_grant(
                            code="not_found")  # fmt: skip
     policy = policy_for(project)
     with transaction.atomic():
-        round_ = _round_locked(project, position)  # rounds before standings, as attempt_start
+        round_ = round_locked(project, position)  # rounds before standings, as attempt_start
         qualification_for(project=project, annotator=annotator)
         qualification = Qualification.objects.select_for_update().get(
             project=project, annotator=annotator

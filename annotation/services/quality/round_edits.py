@@ -28,7 +28,8 @@ from annotation.selectors.round_rules import (
     move_refusal,
     settings_refusal,
 )
-from annotation.services.quality.common import QualityError
+from annotation.services.quality.common import QualityError, policy_for
+from annotation.services.quality.retries import reopen
 from core.services.audit import audit_record
 
 DIRECTIONS = ("up", "down")
@@ -185,10 +186,6 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
 
 def _reopen_if_raised(project: Project, round_: QualificationRound, before, actor) -> None:
     """A higher limit on this round gives it back to those who used every attempt at it."""
-    # Imported here: the retry services build on the round services, which build on these.
-    from annotation.services.quality.common import policy_for
-    from annotation.services.quality.retries import reopen
-
     policy = policy_for(project)
     if (round_.max_attempts or policy.max_attempts) > (before or policy.max_attempts):
         reopen(project, policy, actor, only=round_)

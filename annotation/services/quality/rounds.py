@@ -25,6 +25,7 @@ from annotation.services.quality.common import (
     QualityError,
     policy_for,
     qualification_for,
+    round_locked,
 )
 from annotation.services.quality.round_edits import (
     check_round_limit,
@@ -69,22 +70,6 @@ def round_create(*, project: Project, title: str, gold_items, rule: str = "f1",
     return created
 
 
-def _round_locked(project: Project, position: int) -> QualificationRound | None:
-    """The round at ``position``, locked so no researcher edits, moves or deletes it meanwhile."""
-    # If a researcher's reorder commits while this waits for the lock, the row it waited
-    # for has moved away and the locked read comes back empty; a second read sees the
-    # new order (each statement reads the latest committed state).
-    for _ in range(2):
-        found = (
-            QualificationRound.objects.select_for_update()
-            .filter(project=project, position=position)
-            .first()
-        )
-        if found is not None:
-            return found
-    return None
-
-
 def _locked_qualification(project, annotator) -> Qualification:
     qualification_for(project=project, annotator=annotator)
     return Qualification.objects.select_for_update().get(project=project, annotator=annotator)
@@ -96,7 +81,7 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
     policy = policy_for(project)
     with transaction.atomic():
         # The round before the qualification: round_edits locks in that order too.
-        round_ = _round_locked(project, position)
+        round_ = round_locked(project, position)
         qualification = _locked_qualification(project, annotator)
         if round_ is None:
             raise QualityError("No such round.", status=404, code="not_found")

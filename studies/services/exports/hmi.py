@@ -7,18 +7,25 @@ import io
 import json
 import mimetypes
 import zipfile
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from analysis.tables import natural_key
 from core.csv_safety import csv_writer
 from core.datasets import StableZip, metadata_files
 from studies.benchmark_format import IMAGES_DIR, ChartRecord, parse_chart_id, write_benchmark
 from studies.images import ImageRejected, validate_image
 from studies.models import Chart, Study
 from studies.services.exports.hmi_metadata import METADATA_FIELDS, hmi_description
+from studies.services.exports.replication import (
+    README_TITLE,
+    replication_files,
+    replication_readme,
+)
 from studies.services.results.compute import results_compute
 
 HMI_COLUMNS = [
@@ -38,12 +45,11 @@ DEFINITIONS = {
 }
 
 
-def _charts(study: Study):
-    return (
-        Chart.objects.filter(question__study_pairs__study=study)
-        .select_related("question__group", "manipulation")
-        .order_by("chart_id")
+def _charts(study: Study) -> list[Chart]:
+    charts = Chart.objects.filter(question__study_pairs__study=study).select_related(
+        "question__group", "manipulation"
     )
+    return sorted(charts, key=lambda c: natural_key(c.chart_id))
 
 
 def _record(chart: Chart) -> ChartRecord:
@@ -170,6 +176,7 @@ def hmi_zip_write(study: Study, out) -> dict:
     contents["HMI.csv"] = _csv_bytes([HMI_COLUMNS, *hmi_rows(data)])
     for chart in data["charts"]:
         contents[f"MIND_questions/{chart['chart_id']}.txt"] = chart["mind_question"].encode()
+    contents.update(replication_files(study))
     description = hmi_description(
         study=study,
         data=data,
@@ -177,6 +184,10 @@ def hmi_zip_write(study: Study, out) -> dict:
         images=len(images),
         image_type=_image_type(images.values()),
         definitions=DEFINITIONS,
+    )
+    description = replace(
+        description,
+        card_sections=(*description.card_sections, (README_TITLE, replication_readme())),
     )
     with StableZip(out) as zf:
         for path, content in contents.items():

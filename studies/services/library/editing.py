@@ -11,7 +11,8 @@ from django.utils.text import slugify
 from core.models import User
 from core.services.audit import audit_record
 from studies import answer_types
-from studies.answers import KeyFormatError, normalize_key, normalize_line_breaks
+from studies.answer_types import normalize_key
+from studies.answers import KeyFormatError, normalize_line_breaks
 from studies.images import ImageRejected, validate_image
 from studies.manipulations import slugify_manipulation
 from studies.models import Chart, ChartSet, ManipulationType, Question

@@ -135,77 +135,79 @@ def pairs_from_records(
         if set(versions) != PAIR_VERSIONS:
             continue  # the reader reported the missing partner or the partner's own problem
         one, two = versions[1], versions[2]
-        if one.answer_type != two.answer_type:
-            problems.append(
-                Problem(
-                    keys_file,
-                    None,
-                    f"{one.chart_id} is {one.answer_type.replace('_', ' ')} but {two.chart_id} is "
-                    f"{two.answer_type.replace('_', ' ')}; both versions of a pair share one FACT "
-                    "question, so give them the same answer type.",
-                )
-            )
+        problem = _pair_mismatch(one, two, keys_file=keys_file, layout_file=layout_file)
+        if problem is not None:
+            problems.append(problem)
             continue
-        if not _same_key(one, two):
-            problems.append(
-                Problem(
-                    keys_file,
-                    None,
-                    f"{one.chart_id} has the key {one.answer_key!r} but {two.chart_id} has "
-                    f"{two.answer_key!r}; the data is the same in both versions, so the FACT "
-                    "answer must be too.",
-                )
-            )
-            continue
-        if not _same_text(one.question_text, two.question_text):
-            problems.append(
-                Problem(
-                    layout_file or f"{QUESTIONS_DIR}/{two.chart_id}.txt",
-                    None,
-                    f"The questions of {one.chart_id} and {two.chart_id} differ; both versions of a "
-                    "pair are asked the same FACT question, so make the texts the same.",
-                )
-            )
-            continue
-        if one.chart_type != two.chart_type:
-            problems.append(
-                Problem(
-                    layout_file or MANIPULATIONS_FILE,
-                    None,
-                    f"{one.chart_id} is a {one.chart_type} chart but {two.chart_id} a "
-                    f"{two.chart_type} chart; both versions of a pair show the same chart type.",
-                )
-            )
-            continue
-        slug, label = manipulation_for(two)
-        options = get_type(one.answer_type).imported_options(one.options, one.answer_value)
-        chart_type_label = ChartType(two.chart_type).label
-        pairs.append(
-            PairInput(
-                group=two.group,
-                code=code,
-                chart_type=two.chart_type,
-                manipulation=slug,
-                manipulation_label=label,
-                text=one.question_text,
-                stem=one.question,
-                answer_type=one.answer_type,
-                options=options,
-                answer_key=one.answer_key,
-                key_value=one.answer_value,
-                charts=[
-                    ChartInput(
-                        version=r.version,
-                        image=r.image,
-                        original_name=f"{r.chart_id}.{r.image.extension}",
-                        alt_text=f"{chart_type_label} chart",
-                    )
-                    for r in (one, two)
-                ],
-            )
-        )
+        pairs.append(_pair_input(code, one, two))
     problems.extend(_group_problems(pairs, layout_file or MANIPULATIONS_FILE))
     return pairs, problems
+
+
+def _pair_mismatch(
+    one: ChartRecord, two: ChartRecord, *, keys_file: str, layout_file: str
+) -> Problem | None:
+    """The first thing the two versions of a pair should share but do not, if any."""
+    if one.answer_type != two.answer_type:
+        return Problem(
+            keys_file,
+            None,
+            f"{one.chart_id} is {one.answer_type.replace('_', ' ')} but {two.chart_id} is "
+            f"{two.answer_type.replace('_', ' ')}; both versions of a pair share one FACT "
+            "question, so give them the same answer type.",
+        )
+    if not _same_key(one, two):
+        return Problem(
+            keys_file,
+            None,
+            f"{one.chart_id} has the key {one.answer_key!r} but {two.chart_id} has "
+            f"{two.answer_key!r}; the data is the same in both versions, so the FACT "
+            "answer must be too.",
+        )
+    if not _same_text(one.question_text, two.question_text):
+        return Problem(
+            layout_file or f"{QUESTIONS_DIR}/{two.chart_id}.txt",
+            None,
+            f"The questions of {one.chart_id} and {two.chart_id} differ; both versions of a "
+            "pair are asked the same FACT question, so make the texts the same.",
+        )
+    if one.chart_type != two.chart_type:
+        return Problem(
+            layout_file or MANIPULATIONS_FILE,
+            None,
+            f"{one.chart_id} is a {one.chart_type} chart but {two.chart_id} a "
+            f"{two.chart_type} chart; both versions of a pair show the same chart type.",
+        )
+    return None
+
+
+def _pair_input(code: str, one: ChartRecord, two: ChartRecord) -> PairInput:
+    """The pair to write: the question from the plain version, the manipulation from the other."""
+    slug, label = manipulation_for(two)
+    options = get_type(one.answer_type).imported_options(one.options, one.answer_value)
+    chart_type_label = ChartType(two.chart_type).label
+    return PairInput(
+        group=two.group,
+        code=code,
+        chart_type=two.chart_type,
+        manipulation=slug,
+        manipulation_label=label,
+        text=one.question_text,
+        stem=one.question,
+        answer_type=one.answer_type,
+        options=options,
+        answer_key=one.answer_key,
+        key_value=one.answer_value,
+        charts=[
+            ChartInput(
+                version=r.version,
+                image=r.image,
+                original_name=f"{r.chart_id}.{r.image.extension}",
+                alt_text=f"{chart_type_label} chart",
+            )
+            for r in (one, two)
+        ],
+    )
 
 
 def _group_problems(pairs: list[PairInput], file: str) -> list[Problem]:

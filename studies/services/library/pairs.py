@@ -211,8 +211,40 @@ def _write_rows(chart_set, pairs, user, names, prune, group_conflict) -> WriteSu
     wanted = {p.manipulation: p.manipulation_label for p in pairs}
     wanted.setdefault(ManipulationType.NONE, "None")
     manipulations, summary.new_manipulations = manipulation_types_ensure(wanted=wanted, user=user)
-    none = manipulations[ManipulationType.NONE]
+    groups = _groups_write(chart_set, pairs, manipulations, group_conflict)
 
+    questions = {q.code: q for q in Question.objects.filter(chart_set=chart_set)}
+    charts = {
+        (c.question_id, c.version): c for c in Chart.objects.filter(question__chart_set=chart_set)
+    }
+    replaced_files: set[str] = set()
+    for pair in pairs:
+        question, changed = _question_write(chart_set, pair, groups[pair.group], questions)
+        for chart_input in pair.charts:
+            manipulation = (
+                manipulations[pair.manipulation]
+                if chart_input.version == 2
+                else manipulations[ManipulationType.NONE]
+            )
+            key = (question.pk, chart_input.version)
+            changed |= _chart_write(
+                question, pair, chart_input, manipulation, names, charts.get(key), replaced_files
+            )
+        target = summary.created if pair.code not in questions else summary.updated
+        (target if changed else summary.unchanged).append(pair.code)
+
+    written = {p.code for p in pairs}
+    leftover = sorted((q for code, q in questions.items() if code not in written), key=_natural)
+    if prune:
+        _questions_prune(chart_set, leftover, summary, replaced_files)
+    else:
+        summary.kept = [q.code for q in leftover]
+    image_files_discard_on_commit(replaced_files)
+    return summary
+
+
+def _groups_write(chart_set, pairs, manipulations, group_conflict) -> dict[str, ChartGroup]:
+    """The set's groups by code, creating new ones and redefining changed ones."""
     groups = {g.code: g for g in ChartGroup.objects.filter(chart_set=chart_set)}
     for pair in pairs:
         manipulation = manipulations[pair.manipulation]
@@ -241,90 +273,82 @@ def _write_rows(chart_set, pairs, user, names, prune, group_conflict) -> WriteSu
             Chart.objects.filter(question__group=group, version=Chart.Version.MANIPULATED).update(
                 manipulation=manipulation
             )
+    return groups
 
-    questions = {q.code: q for q in Question.objects.filter(chart_set=chart_set)}
-    charts = {
-        (c.question_id, c.version): c for c in Chart.objects.filter(question__chart_set=chart_set)
+
+def _question_write(chart_set, pair, group, questions) -> tuple[Question, bool]:
+    """Create or update the pair's question; say whether anything changed."""
+    fields = {
+        "group_id": group.pk,
+        "text": pair.text,
+        "stem": pair.stem,
+        "answer_type": pair.answer_type,
+        "options": list(pair.options),
+        "answer_key": pair.answer_key,
+        "key_value": pair.key_value,
+        "spec": pair.spec or {},
     }
-    replaced_files: set[str] = set()
-    for pair in pairs:
-        group = groups[pair.group]
-        fields = {
-            "group_id": group.pk,
-            "text": pair.text,
-            "stem": pair.stem,
-            "answer_type": pair.answer_type,
-            "options": list(pair.options),
-            "answer_key": pair.answer_key,
-            "key_value": pair.key_value,
-            "spec": pair.spec or {},
-        }
-        question = questions.get(pair.code)
-        changed = question is None
-        if question is None:
-            question = Question.objects.create(chart_set=chart_set, code=pair.code, **fields)
-        else:
-            dirty = [k for k, v in fields.items() if getattr(question, k) != v]
-            if dirty:
-                for k in dirty:
-                    setattr(question, k, fields[k])
-                question.save(update_fields=[*dirty, "updated_at"])
-                changed = True
-        for chart_input in pair.charts:
-            manipulation = manipulations[pair.manipulation] if chart_input.version == 2 else none
-            name = names[id(chart_input.image)]
-            image = chart_input.image
-            values = {
-                "chart_id": f"{pair.code}_{chart_input.version}",
-                "manipulation_id": manipulation.pk,
-                "image_sha256": name.rsplit("/", 1)[-1].split(".", 1)[0],
-                "width": image.width,
-                "height": image.height,
-                "alt_text": chart_input.alt_text[:300],
-                "original_name": chart_input.original_name[:255],
-            }
-            chart = charts.get((question.pk, chart_input.version))
-            if chart is None:
-                Chart.objects.create(
-                    question=question, version=chart_input.version, image=name, **values
-                )
-                changed = True
-                continue
-            dirty = [k for k, v in values.items() if getattr(chart, k) != v]
-            if chart.image.name != name:
-                replaced_files.add(chart.image.name)
-                chart.image.name = name
-                dirty.append("image")
-            if dirty:
-                for k, v in values.items():
-                    setattr(chart, k, v)
-                chart.save(update_fields=dirty)
-                changed = True
-        target = summary.created if pair.code not in questions else summary.updated
-        (target if changed else summary.unchanged).append(pair.code)
+    question = questions.get(pair.code)
+    if question is None:
+        return Question.objects.create(chart_set=chart_set, code=pair.code, **fields), True
+    dirty = [k for k, v in fields.items() if getattr(question, k) != v]
+    if dirty:
+        for k in dirty:
+            setattr(question, k, fields[k])
+        question.save(update_fields=[*dirty, "updated_at"])
+    return question, bool(dirty)
 
-    written = {p.code for p in pairs}
-    leftover = sorted((q for code, q in questions.items() if code not in written), key=_natural)
-    if prune:
-        for question in leftover:
-            replaced_files.update(c.image.name for c in question.charts.all())
-            summary.removed.append(question.code)
-            try:
-                question.delete()
-            except ProtectedError:
-                raise ValidationError(
-                    {
-                        "prune": (
-                            f"{question.code} is used elsewhere (in a study) and cannot be "
-                            "removed; keep it in the benchmark or import without removing pairs."
-                        )
-                    }
-                ) from None
-        ChartGroup.objects.filter(chart_set=chart_set, questions__isnull=True).delete()
-    else:
-        summary.kept = [q.code for q in leftover]
-    image_files_discard_on_commit(replaced_files)
-    return summary
+
+def _chart_write(
+    question, pair, chart_input, manipulation, names, chart, replaced_files: set[str]
+) -> bool:
+    """Create or update one chart of the pair; say whether anything changed.
+
+    An image that is replaced goes into ``replaced_files``, to be deleted once the write commits.
+    """
+    name = names[id(chart_input.image)]
+    image = chart_input.image
+    values = {
+        "chart_id": f"{pair.code}_{chart_input.version}",
+        "manipulation_id": manipulation.pk,
+        "image_sha256": name.rsplit("/", 1)[-1].split(".", 1)[0],
+        "width": image.width,
+        "height": image.height,
+        "alt_text": chart_input.alt_text[:300],
+        "original_name": chart_input.original_name[:255],
+    }
+    if chart is None:
+        Chart.objects.create(question=question, version=chart_input.version, image=name, **values)
+        return True
+    dirty = [k for k, v in values.items() if getattr(chart, k) != v]
+    if chart.image.name != name:
+        replaced_files.add(chart.image.name)
+        chart.image.name = name
+        dirty.append("image")
+    if dirty:
+        for k, v in values.items():
+            setattr(chart, k, v)
+        chart.save(update_fields=dirty)
+    return bool(dirty)
+
+
+def _questions_prune(chart_set, leftover, summary: WriteSummary, replaced_files: set[str]) -> None:
+    """Delete the set's questions the write did not name, and the groups left empty."""
+    for question in leftover:
+        replaced_files.update(c.image.name for c in question.charts.all())
+        summary.removed.append(question.code)
+        try:
+            question.delete()
+        except ProtectedError:
+            raise ValidationError(
+                {
+                    "prune": (
+                        f"{question.code} is used elsewhere (in a study) and cannot be "
+                        "removed; keep it in the benchmark or import without removing pairs."
+                    )
+                }
+            ) from None
+    ChartGroup.objects.filter(chart_set=chart_set, questions__isnull=True).delete()
 
 
 def _natural(question: Question):

@@ -38,11 +38,9 @@ def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFra
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
-def results_compute(study: Study, *, seed: int | None = None, fit_models: bool = True) -> dict:
-    """Everything the results page shows, as JSON-ready data. Never raises on awkward data."""
-    exclusion = study_exclusion(study)
-    funnel = exclusion.funnel()
-    excluded = [
+def _decision_rows(exclusion) -> list[dict]:
+    """The sessions excluded, or included by a researcher's override."""
+    return [
         {
             "session": d.facts.id,
             "number": d.facts.number,
@@ -55,6 +53,22 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         for d in exclusion.took_part
         if not d.included or d.overridden
     ]
+
+
+def _no_progress(progress: float, message: str = "") -> None:
+    pass
+
+
+def results_compute(
+    study: Study, *, seed: int | None = None, fit_models: bool = True, report=_no_progress
+) -> dict:
+    """Everything the results page shows, as JSON-ready data. Never raises on awkward data.
+
+    ``report(progress, message)`` hears of each step (a job's reporter, for its status panel).
+    """
+    exclusion = study_exclusion(study)
+    funnel = exclusion.funnel()
+    excluded = _decision_rows(exclusion)
     data: dict = {
         "computed_at": timezone.now().isoformat(),
         "funnel": funnel,
@@ -92,6 +106,7 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
         ),
     )
     data["groups"] = _records(table)
+    report(0.3, "Drawing the figures")
     data["svg"] = {
         "sorted": sorted_hmi_svg(hmi),
         "paired": paired_group_svg(table),
@@ -112,10 +127,12 @@ def results_compute(study: Study, *, seed: int | None = None, fit_models: bool =
             columns={"group_manipulation": "manipulation"}
         ),
     )
+    report(0.4, "Chi-square tests")
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
     if fit_models:
+        report(0.5, "Fitting the mixed-effects and GEE models")
         fits = log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
         data["log_odds"] = _records(fits)
         data["kendall"] = kendall_vs_paper(fits)

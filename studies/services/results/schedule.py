@@ -81,10 +81,11 @@ def results_compute_job_run(*, job: Job, report) -> dict:
 
     count = study_response_count(study)
     report(0.1, "Applying exclusion rules and computing HMI")
-    data = results_compute(study)
+    data = results_compute(study, report=report)
     report(0.9, "Saving results")
     results_snapshot_save(study=study, data=data, job=job, response_count=count)
     return {
+        "responses": count,
         "included": data["funnel"]["included"],
         "charts": len(data["charts"]),
         "messages": data["messages"],

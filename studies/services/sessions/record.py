@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from studies import answers
+from studies import answer_types, answers
 from studies.answer_types import get_type
 from studies.models import ParticipantSession, Response, Study, Trial
 from studies.selectors.study import (
@@ -69,7 +69,7 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     except answers.AnswerFormatError as exc:
         raise AnswerInvalid(exc.message) from None
     try:
-        correct = answers.check_answer(
+        correct = answer_types.check_answer(
             answer_type, answer, key, options=options, tolerance=tolerance
         )
     except answers.KeyFormatError:

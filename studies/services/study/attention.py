@@ -55,7 +55,7 @@ def attention_check_create(
     items = _clean_options(answer_type, options)
     key = (answer_key or "").strip()
     try:
-        key_value = answers.normalize_key(answer_type, key, options=items)
+        key_value = answer_types.normalize_key(answer_type, key, options=items)
     except answers.KeyFormatError as exc:
         raise ValidationError({"answer_key": exc.message}) from None
     mismatch = get_type(answer_type).check_key_matches_options(key_value, items)

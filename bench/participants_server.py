@@ -1,0 +1,85 @@
+"""The gunicorn server the participant benchmark drives: start, measure its CPU, stop."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LOG_PATH = ROOT / "var" / "bench-participants-gunicorn.log"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_DEBUG="0",
+        SECRET_KEY=env.get("SECRET_KEY") or secrets.token_urlsafe(40),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
+        LOG_LEVEL="ERROR",
+    )
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    command = [
+        str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread",
+        "--threads", str(threads), "--keep-alive", "30", "--backlog", "2048",
+        "--log-level", "warning",
+    ]  # fmt: skip
+    # Request logs (the warm-up's deliberate 404s, 4xx warnings) go to a file, not the report.
+    LOG_PATH.parent.mkdir(exist_ok=True)
+    with open(LOG_PATH, "w") as log:
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
+        )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if s.recv(64).startswith(b"HTTP/1.1 200"):
+                    return proc
+        except OSError:
+            pass
+        time.sleep(0.2)
+    stop(proc)
+    raise SystemExit("gunicorn did not answer /healthz within 30 s")
+
+
+def process_group_cpu(pgid: int) -> float:
+    """CPU seconds used so far by the processes of a process group (Linux /proc)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # pgrp
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return total
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)

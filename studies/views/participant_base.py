@@ -1,0 +1,96 @@
+"""What every participant page shares: headers and body limit, the calm error page, lookups.
+
+The participant's pages live in :mod:`studies.views.participant_entry` (the study link,
+consent, device check) and :mod:`studies.views.participant` (the session itself).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+
+from studies.models import ParticipantSession, Study
+from studies.selectors.study import (
+    session_by_token,
+)
+from studies.selectors.timing import study_expected_minutes, time_statement
+
+MAX_BODY_BYTES = 64 * 1024
+COOKIE_PREFIX = "chartroom_s"
+COOKIE_AGE = 7 * 24 * 3600
+REFUSED_TTL = 15 * 60  # how long a refused answer waits for its trial page to show it
+Status = ParticipantSession.Status
+
+
+def participant_page(view):
+    """Headers every participant page needs, and a small request body limit."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY_BYTES:
+            response = render(
+                request,
+                "participate/message.html",
+                {
+                    "heading": "That was too much to send",
+                    "text": "Your answer could not be received. Please go back and give a shorter answer.",
+                },
+                status=413,
+            )
+        else:
+            try:
+                response = view(request, *args, **kwargs)
+            except Http404:
+                # A mistyped or tampered link: a calm page, not the researchers' 404.
+                response = message_page(
+                    request,
+                    "This link does not work",
+                    "The address may be incomplete. Please open the study again from the "
+                    "page or message that sent you here.",
+                    status=404,
+                )
+        # The token is in the address: never leak it to other sites, never cache a trial.
+        response["Referrer-Policy"] = "no-referrer"
+        response["X-Robots-Tag"] = "noindex, nofollow"
+        return response
+
+    return csrf_exempt(never_cache(wrapped))
+
+
+def message_page(request, heading: str, text: str, *, status: int = 200, study=None, **extra):
+    context = {"heading": heading, "text": text, "study": study, **extra}
+    return render(request, "participate/message.html", context, status=status)
+
+
+def study_or_404(slug: str) -> Study:
+    study = Study.objects.filter(slug=slug).first()
+    if study is None:
+        raise Http404("No such study.")
+    return study
+
+
+def session_or_404(token: str) -> ParticipantSession:
+    session = session_by_token(token)
+    if session is None or session.status == Status.DECLINED:
+        raise Http404("No such session.")
+    return session
+
+
+def cookie_name(study: Study) -> str:
+    return f"{COOKIE_PREFIX}{study.pk}"
+
+
+def cookie_token(request, study: Study) -> str:
+    return request.COOKIES.get(cookie_name(study), "")[:64]
+
+
+def study_time_statement(study: Study) -> str:
+    return time_statement(expected=study_expected_minutes(study), limit=study.time_limit_minutes)

@@ -1,0 +1,181 @@
+"""The participant's pages before a session exists: the study link, consent, the device check.
+
+See :mod:`studies.views.participant` for why these forms carry no CSRF token and why
+only this browser's cookie, not a platform id, resumes a session.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from studies.models import ParticipantSession, Study
+from studies.selectors.study import (
+    session_by_token,
+    study_unavailable_reason,
+)
+from studies.services import sessions as svc
+from studies.services.sessions import devices as svc_devices
+from studies.services.sessions.devices import DeviceNotAllowed, device_check
+from studies.views.participant_base import (
+    COOKIE_AGE,
+    cookie_name,
+    cookie_token,
+    message_page,
+    participant_page,
+    study_or_404,
+    study_time_statement,
+)
+
+
+def _resumable(request, study: Study, identity) -> ParticipantSession | None:
+    """The session this browser started, or :class:`AlreadyStarted` for someone else's id.
+
+    Only the cookie set by the browser that started a session proves it is theirs:
+    the platform id in the link proves nothing, since anyone can type it.
+    """
+    token = cookie_token(request, study)
+    if identity.external_id:
+        existing = svc.session_find(study=study, identity=identity)
+        if existing is None:
+            return None
+        if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
+            raise svc.AlreadyStarted(svc.already_started_message(study.platform))
+        return existing
+    session = session_by_token(token) if token else None
+    if session is not None and session.study_id == study.pk and not session.is_preview:
+        return session
+    return None
+
+
+def _device_refused(request, study: Study):
+    """The phone page, or None when this device may take the study. Nothing is stored."""
+    try:
+        device_check(study=study, meta=request.META)
+    except DeviceNotAllowed as exc:
+        return _device_page(request, study, exc.message)
+    return None
+
+
+def _device_page(request, study: Study, text: str):
+    return message_page(request, "Please use a computer or a tablet", text, status=200, study=study)
+
+
+def _already_started(request, study: Study, exc: svc.AlreadyStarted):
+    # Nothing on this page touches the existing session: no token, no link to it.
+    return message_page(
+        request, "Please continue where you started", exc.message, status=409, study=study
+    )
+
+
+def _link_problem(request, study: Study, problem: svc.LinkProblem):
+    return message_page(
+        request, "This link needs a little fix", problem.message, status=400, study=study
+    )
+
+
+@participant_page
+@require_GET
+def welcome(request, slug: str):
+    """The study link. Viewing it never starts anything (link scanners open links too)."""
+    study = study_or_404(slug)
+    try:
+        identity = svc.identity_from_params(study.platform, request.GET)
+    except svc.LinkProblem as problem:
+        return _link_problem(request, study, problem)
+    if refused := _device_refused(request, study):
+        return refused
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
+    if existing is not None:
+        return render(request, "participate/welcome.html", {"study": study, "existing": existing})
+    reason = study_unavailable_reason(study)
+    if reason is not None:
+        return message_page(request, reason.heading, reason.message, study=study)
+    params = svc.link_params(study.platform, request.GET)
+    context = {"study": study, "params": params, "time_statement": study_time_statement(study)}
+    return render(request, "participate/welcome.html", context)
+
+
+@participant_page
+@require_http_methods(["GET", "POST"])
+def consent(request, slug: str):
+    study = study_or_404(slug)
+    source = request.POST if request.method == "POST" else request.GET
+    try:
+        identity = svc.identity_from_params(study.platform, source)
+    except svc.LinkProblem as problem:
+        return _link_problem(request, study, problem)
+    if refused := _device_refused(request, study):
+        return refused
+    try:
+        existing = _resumable(request, study, identity)
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
+    if existing is not None:
+        return redirect("participate:session", token=existing.token)
+    if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):
+        reason = study_unavailable_reason(study)
+        if reason is not None:
+            return message_page(request, reason.heading, reason.message, study=study)
+        params = svc.link_params(study.platform, source)
+        error = "Please choose whether you agree." if request.method == "POST" else ""
+        context = {
+            "study": study,
+            "params": params,
+            "error": error,
+            "time_statement": study_time_statement(study),
+        }
+        return render(request, "participate/consent.html", context)
+    if request.POST["choice"] == "decline":
+        svc.session_decline(study=study)
+        return redirect("participate:declined", slug=study.slug)
+    try:
+        result = svc.session_start(
+            study=study,
+            identity=identity,
+            proof=cookie_token(request, study),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
+    except svc.AlreadyStarted as exc:
+        return _already_started(request, study, exc)
+    except svc.StudyUnavailable as exc:
+        return message_page(request, exc.heading, exc.message, study=study)
+    response = redirect("participate:session", token=result.session.token)
+    response.set_cookie(
+        cookie_name(study),
+        result.session.token,
+        max_age=COOKIE_AGE,
+        path="/s/",
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+@participant_page
+@require_GET
+def device(request, slug: str):
+    """Where device_check.js sends a phone that the study does not allow."""
+    study = study_or_404(slug)
+    if study.allows_phones:
+        return redirect("participate:welcome", slug=study.slug)
+    return _device_page(request, study, svc_devices.DEVICE_MESSAGE)
+
+
+@participant_page
+@require_GET
+def declined(request, slug: str):
+    study = study_or_404(slug)
+    return message_page(
+        request,
+        "Thank you",
+        "You chose not to take part. Nothing about you was recorded except that you declined. "
+        "You can close this window now.",
+        study=study,
+    )
