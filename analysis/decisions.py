@@ -82,3 +82,27 @@ def decision_statistics(n_raters, n_positive, *, k: int) -> dict:
         alpha = krippendorff_alpha(slot_matrix(n_raters[paired], n_positive[paired]))
         result["krippendorff_alpha"] = finite_or_none(alpha)
     return result
+
+
+def decision_statistics_unequal(
+    n_raters, n_positive, first_raters, first_positive, *, k_min: int
+) -> dict:
+    """The coefficients of one decision when items have unequal numbers of raters (adaptive overlap).
+
+    Fleiss' kappa and majority agreement need the same raters on every sentence:
+    they take the first ``k_min`` ratings of every sentence that has them
+    (``first_raters`` / ``first_positive``: the counts over those ratings only),
+    which every item gets whatever the rule asked for later, so the sample is
+    not tilted towards the disputed items. Krippendorff's alpha and Gwet's AC1
+    take every rating (``n_raters`` / ``n_positive``), as in
+    :func:`decision_statistics`.
+    """
+    everything = decision_statistics(n_raters, n_positive, k=k_min)
+    first = decision_statistics(first_raters, first_positive, k=k_min)
+    return {
+        **everything,
+        "fleiss_kappa": first["fleiss_kappa"],
+        "majority_agreement": first["majority_agreement"],
+        "sentences": first["sentences"],
+        "notes": first["notes"],
+    }

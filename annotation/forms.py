@@ -30,6 +30,15 @@ def split_map_text(split_map: dict) -> str:
     return "\n".join(f"{model} = {split}" for model, split in (split_map or {}).items())
 
 
+OVERLAP_FIELDS = (
+    "overlap_policy",
+    "overlap_k_min",
+    "overlap_k_max",
+    "overlap_rule",
+    "overlap_threshold",
+)
+
+
 class ProjectSettingsForm(forms.ModelForm):
     split_map_text = forms.CharField(
         label="Split map",
@@ -49,6 +58,7 @@ class ProjectSettingsForm(forms.ModelForm):
             "pay_per_item",
             "target_hourly_rate",
             "accepting_annotators",
+            *OVERLAP_FIELDS,
             "license",
             "citation",
             "aggregation_method",
@@ -66,6 +76,9 @@ class ProjectSettingsForm(forms.ModelForm):
         self.fields["license"].required = False
         # Nor does one without the aggregation method change it.
         self.fields["aggregation_method"].required = False
+        # Nor does one without the overlap settings change them.
+        for field in OVERLAP_FIELDS:
+            self.fields[field].required = False
 
     def clean_license(self):
         return self.cleaned_data["license"] or self.instance.license
@@ -87,6 +100,9 @@ class ProjectSettingsForm(forms.ModelForm):
     def changes(self) -> dict:
         """The settings as project_update takes them."""
         data = {field: self.cleaned_data[field] for field in self.Meta.fields}
+        for field in OVERLAP_FIELDS:
+            if data[field] in (None, ""):
+                del data[field]
         data["split_map"] = self.cleaned_data["split_map_text"]
         return data
 

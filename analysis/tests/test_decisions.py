@@ -106,3 +106,24 @@ def test_no_ratings_give_no_coefficients():
     }
     assert result["positive_share"] is None
     assert (result["sentences"], result["sentences_all"]) == (0, 0)
+
+
+def test_unequal_raters_take_kappa_from_the_first_k_min_and_alpha_ac1_from_all():
+    from analysis.agreement import gwet_ac1
+    from analysis.decisions import decision_statistics_unequal
+
+    # Four sentences: two rated twice, two rated four times (adaptive k_min 2, k_max 4).
+    n_raters = np.array([2, 2, 4, 4])
+    n_positive = np.array([2, 0, 3, 1])
+    # Of the four-rater sentences, the first two ratings were (1, 0) and (0, 1).
+    first_raters = np.array([2, 2, 2, 2])
+    first_positive = np.array([2, 0, 1, 1])
+    got = decision_statistics_unequal(n_raters, n_positive, first_raters, first_positive, k_min=2)
+    first_table = np.column_stack([first_raters - first_positive, first_positive])
+    all_table = np.column_stack([n_raters - n_positive, n_positive])
+    assert got["fleiss_kappa"] == pytest.approx(inter_rater.fleiss_kappa(first_table))
+    assert got["gwet_ac1"] == pytest.approx(gwet_ac1(all_table))
+    assert got["sentences"] == 4 and got["sentences_all"] == 4
+    plain = decision_statistics(n_raters, n_positive, k=2)
+    assert got["krippendorff_alpha"] == plain["krippendorff_alpha"]
+    assert plain["sentences"] == 2  # exactly-k would have dropped the disputed sentences

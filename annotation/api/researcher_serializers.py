@@ -32,6 +32,11 @@ class ProjectSerializer(serializers.ModelSerializer):
             "target_hourly_rate",
             "currency",
             "accepting_annotators",
+            "overlap_policy",
+            "overlap_k_min",
+            "overlap_k_max",
+            "overlap_rule",
+            "overlap_threshold",
             "license",
             "citation",
             "aggregation_method",
@@ -164,7 +169,17 @@ class ProjectProgressSerializer(serializers.Serializer):
     items = serializers.IntegerField()
     complete = serializers.IntegerField()
     label_sets = serializers.IntegerField()
-    needed = serializers.IntegerField()
+    needed = serializers.IntegerField(
+        help_text="Label sets committed: k per item, or with adaptive overlap k_min per item "
+        "plus one per disputed item."
+    )
+    possible = serializers.IntegerField(
+        help_text="Label sets the overlap policy may ask for at most (k_max for every item "
+        "not yet settled); equals needed under fixed k."
+    )
+    growing = serializers.IntegerField(help_text="Items that may still get more label sets.")
+    pay_committed = serializers.DecimalField(max_digits=12, decimal_places=2)
+    pay_possible = serializers.DecimalField(max_digits=12, decimal_places=2)
     open_leases = serializers.IntegerField()
     members = serializers.IntegerField()
     annotators = AnnotatorRowSerializer(many=True)

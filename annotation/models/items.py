@@ -63,6 +63,10 @@ class Item(models.Model):
     # open leases and submitted label sets (the slots in use), `submitted` the latter.
     filled_count = models.PositiveSmallIntegerField(default=0)
     submitted_count = models.PositiveSmallIntegerField(default=0)
+    # Adaptive overlap: whether the submitted label sets leave the item undecided by
+    # the project's rule, set with `submitted_count` under the same row lock, so the
+    # queue's one query can tell which items want another label set.
+    disputed = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

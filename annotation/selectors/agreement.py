@@ -178,7 +178,8 @@ def label_decisions(
     label_sets = 0
     rows = (
         counted_label_sets(project, include_excluded=include_excluded)
-        .order_by()
+        # Submission order: with adaptive overlap, kappa takes each item's first k_min.
+        .order_by("pk")
         .values_list("item_id", "annotator_id", "labels")
         .iterator(chunk_size=CHUNK)
     )

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import Avg, Count, Prefetch, Q, Sum
 from django.http import Http404
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, LabelSet, Project, ProjectMember
+from annotation.selectors.overlap import overlap_budget
 
 State = Assignment.State
 
@@ -21,19 +23,45 @@ class Overview:
     needed: int
     open_leases: int
     members: int
+    # Adaptive overlap: label sets the policy may still ask for at most (= needed for fixed k).
+    possible: int = 0
+    growing: int = 0
+    pay_per_item: Decimal = Decimal(0)
+
+    @property
+    def pay_committed(self) -> Decimal:
+        return self.needed * self.pay_per_item
+
+    @property
+    def pay_possible(self) -> Decimal:
+        return self.possible * self.pay_per_item
 
     @property
     def percent(self) -> int:
         return round(100 * self.label_sets / self.needed) if self.needed else 0
 
 
+def settled_items(project: Project) -> Q:
+    """Items the overlap policy wants nothing more of."""
+    overlap = project.overlap()
+    if not overlap.adaptive:
+        return Q(submitted_count__gte=overlap.k)
+    return Q(submitted_count__gte=overlap.k_min, disputed=False) | Q(
+        submitted_count__gte=overlap.k_max
+    )
+
+
 def project_overview(project: Project) -> Overview:
+    """Counts for the project page; with adaptive overlap, ``needed`` is what is committed."""
     k = project.annotators_per_item
     items = Item.objects.filter(project=project).aggregate(
         items=Count("pk"),
-        complete=Count("pk", filter=Q(submitted_count__gte=k)),
+        complete=Count("pk", filter=settled_items(project)),
         label_sets=Sum("submitted_count"),
     )
+    budget = overlap_budget(project) if project.overlap().adaptive else None
+    # Label sets on control items are spent too, outside the overlap policy's budget.
+    controls = (items["label_sets"] or 0) - budget.submitted if budget else 0
     open_count = Assignment.objects.filter(
         project=project, state=State.LEASED, expires_at__gt=timezone.now()
     ).count()
@@ -41,9 +69,12 @@ def project_overview(project: Project) -> Overview:
         items=items["items"],
         complete=items["complete"],
         label_sets=items["label_sets"] or 0,
-        needed=items["items"] * k,
+        needed=budget.committed + controls if budget else items["items"] * k,
         open_leases=open_count,
         members=ProjectMember.objects.filter(project=project).count(),
+        possible=budget.possible + controls if budget else items["items"] * k,
+        growing=budget.growing if budget else items["items"] - items["complete"],
+        pay_per_item=project.pay_per_item,
     )
 
 
@@ -108,16 +139,16 @@ def open_leases(project: Project):
 
 def item_page(project: Project, *, split: str = "", status: str = ""):
     """Items with their holders, for the per-item progress table (paginate the result)."""
-    k = project.annotators_per_item
     items = Item.objects.filter(project=project)
     if split:
         items = items.filter(split=split)
+    settled = settled_items(project)
     if status == "complete":
-        items = items.filter(submitted_count__gte=k)
+        items = items.filter(settled)
     elif status == "open":
-        items = items.filter(submitted_count__lt=k)
+        items = items.exclude(settled)
     elif status == "in_progress":
-        items = items.filter(filled_count__gt=0, submitted_count__lt=k)
+        items = items.filter(filled_count__gt=0).exclude(settled)
     holders = Prefetch(
         "assignments",
         queryset=Assignment.objects.filter(state__in=Assignment.FINAL)

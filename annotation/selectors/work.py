@@ -14,6 +14,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from annotation.models import Assignment, Category, Item, Project, Qualification
+from annotation.selectors.overlap import growing_items
 from annotation.selectors.quality import unseen_controls
 from core.models import User
 
@@ -76,8 +77,9 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
 
     ``left_for_you`` is the one "items left" number: the home card, the work page
     and the API all show it. It counts the items this annotator could still be
-    given besides the one in hand: ordinary items short of k they have not
-    labelled or skipped, and (for annotators under quality control) control items
+    given besides the one in hand: ordinary items that may still grow under the
+    overlap policy (short of k; adaptive: short of k_min, or disputed and short of
+    k_max) they have not labelled or skipped, and (for annotators under quality control) control items
     they have not had.
     """
     now = timezone.now()
@@ -93,7 +95,8 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         Q(state__in=Assignment.FINAL) | Q(state=State.LEASED, expires_at__gt=now)
     )
     left = (
-        Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)
+        Item.objects.filter(project=project)
+        .filter(growing_items(project.overlap()))
         .filter(~Exists(touched))
         .filter(gold__isnull=True)
         .count()

@@ -9,8 +9,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from analysis.aggregation import METHODS
+from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
+from annotation.services.overlap import overlap_estimates_refresh, project_disputes_recompute
 from core.errors import ServiceError
 from core.models import User
 from core.services.audit import audit_record
@@ -40,10 +42,17 @@ PROJECT_SETTINGS = (
     "pay_per_item",
     "target_hourly_rate",
     "accepting_annotators",
+    "overlap_policy",
+    "overlap_k_min",
+    "overlap_k_max",
+    "overlap_rule",
+    "overlap_threshold",
     "license",
     "citation",
     "aggregation_method",
 )
+# Changing one of these can change which items are undecided.
+_DISPUTE_SETTINGS = {"overlap_policy", "overlap_k_min", "overlap_rule", "overlap_threshold"}
 
 
 @transaction.atomic
@@ -56,6 +65,9 @@ def project_create(
         raise TypeError(f"project_create got unexpected settings {sorted(unknown)}")
     if "split_map" in settings:
         settings["split_map"] = _clean_split_map(settings["split_map"])
+    errors = _overlap_errors(Project(), settings)
+    if errors:
+        raise ValidationError(errors)
     project = Project.objects.create(
         owner=owner,
         title=title,
@@ -106,10 +118,15 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
     for money in ("pay_per_item", "target_hourly_rate"):
         if money in changes and Decimal(changes[money]) < 0:
             errors[money] = ["Use an amount of zero or more."]
+    errors.update(_overlap_errors(project, changes))
     if "aggregation_method" in changes and changes["aggregation_method"] not in METHODS:
         errors["aggregation_method"] = [f"Choose one of {', '.join(METHODS)}."]
     if errors:
         raise ValidationError(errors)
+    redispute = any(
+        field in _DISPUTE_SETTINGS and changes[field] != getattr(project, field)
+        for field in changes
+    )
     remap = False
     if "split_map" in changes:
         changes["split_map"] = _clean_split_map(changes["split_map"])
@@ -121,6 +138,14 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
     project.save(update_fields=list(changes) or None)
     if remap:
         _resplit(project)
+    if (
+        "aggregation_method" in before
+        and before["aggregation_method"] != project.aggregation_method
+    ):
+        # The confidence rule reads the new method's rates (and recomputes the flags).
+        overlap_estimates_refresh(project)
+    elif redispute:
+        project_disputes_recompute(project)
     if actor is not None and changes:
         audit_record(
             actor=actor,
@@ -129,6 +154,39 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
             details={"before": before, "fields": sorted(changes)},
         )
     return project
+
+
+def _overlap_errors(project: Project, changes: dict) -> dict:
+    """The overlap settings checked together, with the values they keep where not changed."""
+    errors = {}
+    policy = changes.get("overlap_policy", project.overlap_policy)
+    if policy not in (rules.FIXED, rules.ADAPTIVE):
+        errors["overlap_policy"] = ["Choose “fixed” (exactly k) or “adaptive”."]
+    rule = changes.get("overlap_rule", project.overlap_rule)
+    if rule not in (rules.DISAGREEMENT, rules.CONFIDENCE):
+        errors["overlap_rule"] = ["Choose “disagreement” or “confidence”."]
+    bounds = {}
+    for field in ("overlap_k_min", "overlap_k_max"):
+        value = changes.get(field, getattr(project, field))
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 50:
+            errors[field] = ["Use a whole number from 1 to 50."]
+        bounds[field] = value
+    if not errors.keys() & bounds.keys() and bounds["overlap_k_min"] > bounds["overlap_k_max"]:
+        errors["overlap_k_max"] = [
+            f"k_max must be at least k_min ({bounds['overlap_k_min']}): "
+            "an item cannot get fewer label sets at most than it gets at least."
+        ]
+    threshold = changes.get("overlap_threshold", project.overlap_threshold)
+    try:
+        threshold = float(threshold)
+    except (TypeError, ValueError):
+        threshold = -1.0
+    if not 0 < threshold < 0.5:
+        errors["overlap_threshold"] = [
+            "Use a threshold above 0 and below 0.5: a sentence is undecided while its "
+            "posterior is between the threshold and 1 minus the threshold."
+        ]
+    return errors
 
 
 def _resplit(project: Project) -> None:

@@ -34,6 +34,7 @@ from django.utils import timezone
 
 from annotation.assignment import strategy as rules
 from annotation.models import Assignment, Item, Project, ProjectMember
+from annotation.selectors.overlap import wanting_items
 from annotation.services.quality import (
     QualityError,
     control_candidates,
@@ -187,12 +188,13 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
 
 
 def _open_items(project: Project, annotator: User):
-    """Items still short of k label sets that this annotator has not had, in the strategy's order."""
+    """Items that want another label set (the overlap rule) this annotator has not had, in order."""
     touched = Assignment.objects.filter(
         item=OuterRef("pk"), annotator=annotator, state__in=Assignment.FINAL
     )
     items = (
-        Item.objects.filter(project=project, filled_count__lt=project.annotators_per_item)
+        Item.objects.filter(project=project)
+        .filter(wanting_items(project.overlap()))
         .filter(~Exists(touched))
         .filter(gold__isnull=True)  # gold items only ever come as controls or in rounds
     )
@@ -217,9 +219,15 @@ def _first_unlocked(items) -> Item | None:
 
 def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
     """Give ``annotator`` a slot on the locked ``item``."""
+    overlap = project.overlap()
+    if not control and not rules.wants_more(
+        overlap, filled=item.filled_count, submitted=item.submitted_count, disputed=item.disputed
+    ):
+        # The locked row no longer wants a holder (settled since the query saw it).
+        raise IntegrityError("item no longer wanted")
     rows = list(Assignment.objects.filter(item=item))
     slot = rules.free_slot(
-        per_item=project.annotators_per_item,
+        per_item=overlap.ceiling,
         rows=[rules.SlotRow(row.slot, row.state in Assignment.HOLDING) for row in rows],
         control=control,
     )

@@ -12,6 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, LabelSet
+from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
 from annotation.services.queue import QueueError, items_recount
 from annotation.services.reports.jobs import report_labels_arrived
@@ -122,6 +123,8 @@ def assignment_submit(
             Item.objects.filter(pk=assignment.item_id).update(
                 submitted_count=F("submitted_count") + 1
             )
+            # Under the same lock as the count: the queue reads both in one filter.
+            item_dispute_update(project=assignment.project, item_id=assignment.item_id, keys=keys)
             # Scores the label set against gold if the item is a control (the
             # label set is kept; selectors.quality leaves it out of the data).
             control_record(label_set=label_set, keys=keys)

@@ -83,3 +83,119 @@ def test_one_annotator_asking_many_times_at_once_gets_one_lease(project, make_it
     assert len(set(leases)) == 1
     assert Assignment.objects.filter(annotator=anna).count() == 1
     assert sum(Item.objects.values_list("filled_count", flat=True)) == 1
+
+
+CATEGORIES = ("value_error", "label_error", "trend_error", "magnitude_error", "ooc_error")
+
+
+def _own_labels(index):
+    """Labels no other annotator of the test gives: a distinct subset of categories."""
+    return [[key for bit, key in enumerate(CATEGORIES) if index + 1 >> bit & 1], []]
+
+
+def _until_settled(project, people, labels_for):
+    """Each thread's work loop under adaptive overlap: lease, label, submit, until nothing is left.
+
+    No item for you now is not the end: a disputed item waits for its open leases, and another
+    annotator's submit may still dispute an item. A thread with nothing to do waits for the
+    next submit; the work is over when the last busy thread finds nothing and no label set came
+    in meanwhile.
+    """
+    changed = threading.Condition()
+    state = {"busy": len(people), "submits": 0, "over": False}
+
+    def work(index):
+        done = 0
+        while True:
+            with changed:
+                if state["over"]:
+                    return done
+                before = state["submits"]
+            assignment = assignment_next(project=project, annotator=people[index])
+            if assignment is not None:
+                labels = labels_for(index, assignment.item_id)
+                assignment_submit(
+                    assignment_id=assignment.pk, annotator=people[index], labels=labels
+                )
+                done += 1
+                with changed:
+                    state["submits"] += 1
+                    changed.notify_all()
+                continue
+            with changed:
+                if state["submits"] != before:
+                    continue  # a label set came in meanwhile: ask again
+                state["busy"] -= 1
+                if state["busy"] == 0:
+                    state["over"] = True
+                    changed.notify_all()
+                    return done
+                changed.wait_for(
+                    lambda seen=before: state["over"] or state["submits"] != seen, timeout=60
+                )
+                state["busy"] += 1
+
+    def guarded(index):
+        try:
+            return work(index)
+        except BaseException:
+            with changed:  # the others stop too, rather than wait for this thread
+                state["over"] = True
+                changed.notify_all()
+            raise
+
+    return guarded
+
+
+def test_adaptive_overlap_under_concurrency_collects_k_min_or_k_max_exactly(
+    project, make_items, members
+):
+    project_update(
+        project=project,
+        overlap_policy="adaptive",
+        overlap_k_min=2,
+        overlap_k_max=4,
+        overlap_rule="disagreement",
+    )
+    items = make_items(project, 30)
+    hard = {item.pk for item in items[::3]}  # every annotator marks these differently
+    people = members(12)
+
+    def labels_for(index, item_id):
+        return _own_labels(index) if item_id in hard else [[], ["trend_error"]]
+
+    done = run_threads(len(people), _until_settled(project, people, labels_for))
+    per_item = Counter(LabelSet.objects.values_list("item_id", flat=True))
+    expected = {item.pk: 4 if item.pk in hard else 2 for item in items}
+    assert dict(per_item) == expected and sum(done) == sum(expected.values())
+    pairs = list(LabelSet.objects.values_list("item_id", "annotator_id"))
+    assert len(pairs) == len(set(pairs))
+    assert not Assignment.objects.filter(state=Assignment.State.LEASED).exists()
+    for pk, filled, submitted, disputed in Item.objects.values_list(
+        "pk", "filled_count", "submitted_count", "disputed"
+    ):
+        assert filled == submitted == expected[pk] and disputed is (pk in hard)
+
+
+def test_adaptive_leases_at_once_never_pass_k_min_before_a_dispute(project, make_items, members):
+    project_update(
+        project=project,
+        overlap_policy="adaptive",
+        overlap_k_min=2,
+        overlap_k_max=4,
+        overlap_rule="disagreement",
+    )
+    make_items(project, 5)
+    people = members(16)
+
+    leases = run_threads(
+        len(people),
+        lambda index: getattr(
+            assignment_next(project=project, annotator=people[index]), "pk", None
+        ),
+    )
+    given = [pk for pk in leases if pk is not None]
+    # Five items, nothing submitted yet: exactly k_min holders each, the rest wait.
+    assert len(given) == 10 == len(set(given))
+    held = Counter(Assignment.objects.filter(pk__in=given).values_list("item_id", flat=True))
+    assert set(held.values()) == {2}

@@ -131,6 +131,8 @@ def _display(data: dict) -> dict:
             "pairs": pairs,
             "more_pairs": max(0, len(agreement["pairwise"]) - 60),
             "left_out": agreement["left_out"],
+            # What kappa and p count (exactly k, or the first k_min under adaptive overlap).
+            "basis": agreement.get("basis", ""),
         }
     tables = data.get("tables")
     if tables:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import agreement_with_majority, pairwise_cohen_kappa
-from analysis.decisions import decision_statistics
+from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
 
@@ -49,6 +49,31 @@ def _left_out(per_item: pd.Series, sentences: pd.Series, k: int, external_ids: d
     return groups
 
 
+def _first_counts(rated: pd.DataFrame, marks: np.ndarray, first: int) -> dict:
+    """Per-sentence (raters, positives) over each item's first ``first`` label sets only.
+
+    ``rated`` rows come in submission order (``label_decisions`` reads label sets
+    by primary key), so an annotator's rank on an item is the order in which
+    their first row appears.
+    """
+    pairs = rated[["item", "rater"]].drop_duplicates()
+    rank = pairs.assign(rank=pairs.groupby("item").cumcount()).set_index(["item", "rater"])["rank"]
+    keep = rank.reindex(pd.MultiIndex.from_frame(rated[["item", "rater"]])).to_numpy() < first
+    frame = pd.DataFrame(marks[keep]).assign(
+        item=rated["item"].to_numpy()[keep], sentence=rated["sentence"].to_numpy()[keep]
+    )
+    grouped = frame.groupby(["item", "sentence"], sort=True)
+    sizes = grouped.size().to_numpy()
+    sums = grouped.sum()
+    return {column: (sizes, sums[column].to_numpy()) for column in range(marks.shape[1])}
+
+
+def _stats(n_raters, n_positive, *, k: int, first_counts) -> dict:
+    if first_counts is None:
+        return decision_statistics(n_raters, n_positive, k=k)
+    return decision_statistics_unequal(n_raters, n_positive, *first_counts, k_min=k)
+
+
 def agreement_section(
     decisions: LabelDecisions,
     votes: pd.DataFrame,
@@ -57,8 +82,14 @@ def agreement_section(
     categories: list[CategoryInfo],
     pseudonyms: dict[int, str],
     external_ids: dict[int, str],
+    first: int | None = None,
 ) -> dict | None:
-    """Agreement per decision, items left out, pairwise kappa and each annotator's agreement."""
+    """Agreement per decision, items left out, pairwise kappa and each annotator's agreement.
+
+    ``first`` (adaptive overlap: k_min, with ``k`` = k_min): items have unequal
+    numbers of raters, so kappa and p take each item's first ``first`` label
+    sets (``analysis.decisions.decision_statistics_unequal``).
+    """
     if not len(decisions):
         return None
     factual_keys = [c.key for c in categories if c.factual]
@@ -74,9 +105,16 @@ def agreement_section(
     per_item = per_sentence["size"].groupby(level="item").max()
     sentences_per_item = per_sentence["size"].groupby(level="item").size()
 
+    firsts = None
+    if first is not None:
+        marks = np.column_stack([rated["nonfactual"].to_numpy(), decisions.marks])
+        firsts = _first_counts(rated, marks, first)
     rows = []
-    factual = decision_statistics(
-        per_sentence["size"].to_numpy(), per_sentence["sum"].to_numpy(), k=k
+    factual = _stats(
+        per_sentence["size"].to_numpy(),
+        per_sentence["sum"].to_numpy(),
+        k=k,
+        first_counts=firsts[0] if firsts else None,
     )
     rows.append({"decision": FACTUAL, "name": "Factual / not factual", **factual})
     by_category = {}
@@ -86,14 +124,35 @@ def agreement_section(
         frame = by_category.get(category.key)
         if frame is None:
             continue
-        stats = decision_statistics(
-            frame["n_raters"].to_numpy(), frame["n_positive"].to_numpy(), k=k
+        column = 1 + decisions.categories.index(category.key) if firsts else None
+        stats = _stats(
+            frame["n_raters"].to_numpy(),
+            frame["n_positive"].to_numpy(),
+            k=k,
+            first_counts=firsts[column] if firsts else None,
         )
         rows.append({"decision": category.key, "name": category.name, **stats})
     annotators = len(np.unique(decisions.rater))
     for row in rows:
         row["annotators"] = annotators
 
+    pairs = _pairs(rated, pseudonyms)
+
+    return {
+        "decisions": rows,
+        "left_out": _left_out(
+            per_item[per_item < k] if first else per_item, sentences_per_item, k, external_ids
+        ),
+        "items": int(len(per_item)),
+        "items_complete": int((per_item >= k if first else per_item == k).sum()),
+        "basis": _basis(k, first),
+        "pairwise": pairs,
+        "annotators": _annotator_rows(decisions, rated, pseudonyms),
+    }
+
+
+def _pairs(rated: pd.DataFrame, pseudonyms: dict[int, str]) -> list[dict]:
+    """Cohen's kappa of every pair of annotators on the factual decision, lowest first."""
     pairwise = pairwise_cohen_kappa(
         rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
     )
@@ -107,15 +166,20 @@ def agreement_section(
         for r in pairwise.itertuples(index=False)
     ]
     pairs.sort(key=lambda p: (p["cohen_kappa"] is None, p["cohen_kappa"] or 0.0))
+    return pairs
 
-    return {
-        "decisions": rows,
-        "left_out": _left_out(per_item, sentences_per_item, k, external_ids),
-        "items": int(len(per_item)),
-        "items_complete": int((per_item == k).sum()),
-        "pairwise": pairs,
-        "annotators": _annotator_rows(decisions, rated, pseudonyms),
-    }
+
+def _basis(k: int, first: int | None) -> str:
+    if first is None:
+        return (
+            f"κ and p use the sentences of items with exactly k = {k} annotators; α uses every "
+            "sentence with at least two (others as missing data), AC1 every rated sentence."
+        )
+    return (
+        f"Adaptive overlap gives items unequal numbers of annotators: κ and p use the first "
+        f"k_min = {first} label sets of every item that has them; α and AC1 use every label set "
+        "(α every sentence with at least two)."
+    )
 
 
 def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) -> list[dict]:

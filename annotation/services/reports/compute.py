@@ -100,13 +100,16 @@ def _from_annotators(
     progress(0.3, "Aggregating by majority vote")
     votes = votes_frame(decisions, tie=project.tie_rule)
     progress(0.4, "Computing agreement")
+    overlap = project.overlap()
+    # Adaptive overlap: kappa on every item's first k_min label sets (see agreement_section).
     agreement = agreement_section(
         decisions,
         votes,
-        k=project.annotators_per_item,
+        k=overlap.floor,
         categories=categories,
         pseudonyms=pseudonyms,
         external_ids=item_ids(project) if len(decisions) else {},
+        first=overlap.k_min if overlap.adaptive else None,
     )
     progress(0.55, f"Aggregating by {METHODS[method]}")
     result = method_aggregate(decisions, method=method, tie=project.tie_rule)
@@ -120,6 +123,16 @@ def _from_annotators(
         items_complete=agreement["items_complete"] if agreement else 0,
     )
     return agreement, aggregated, aggregation
+
+
+def _overlap_summary(overlap) -> dict:
+    return {
+        "policy": overlap.policy,
+        "k_min": overlap.k_min,
+        "k_max": overlap.k_max,
+        "rule": overlap.rule,
+        "threshold": overlap.threshold,
+    }
 
 
 def report_compute(
@@ -141,7 +154,6 @@ def report_compute(
     clock = time.monotonic()
     fingerprint = report_fingerprint(project, labels=labels, include_excluded=include_excluded)
     categories = report_categories(project)
-    k = project.annotators_per_item
     pseudonyms = annotator_pseudonyms(project)
     notes = []
     agreement = None
@@ -180,7 +192,8 @@ def report_compute(
         "labels": labels,
         "include_excluded": include_excluded,
         "tie_rule": project.tie_rule,
-        "k": k,
+        "k": project.overlap().floor,  # k_min under adaptive overlap: what kappa counts
+        "overlap": _overlap_summary(project.overlap()),
         "computed_at": timezone.now().isoformat(),
         "categories": [{"key": c.key, "name": c.name, "factual": c.factual} for c in categories],
         "summary": summary,

@@ -19,8 +19,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.assignment.strategy import CONFIDENCE
 from annotation.models import Project, ProjectReport
 from annotation.selectors.agreement import report_fingerprint
+from annotation.services.overlap import overlap_estimates_refresh
 from annotation.services.reports.aggregate import LABEL_SOURCES
 from annotation.services.reports.compute import ComputedReport, report_compute
 from core.models import Job, User
@@ -182,6 +184,10 @@ def report_job_run(*, job: Job, report) -> dict:
         include_excluded=include_excluded,
         job=job,
     )
+    overlap = project.overlap()
+    if labels == "annotators" and overlap.adaptive and overlap.rule == CONFIDENCE:
+        # The adaptive queue's confidence rule scores new label sets with these rates.
+        overlap_estimates_refresh(project)
     return {
         "report": stored.pk,
         "seconds": round(computed.seconds, 3),
