@@ -63,6 +63,11 @@ class ProjectSettingsForm(forms.ModelForm):
             "citation",
             "aggregation_method",
         ]
+        # Django capitalises a field's verbose name ("K_min"); these read as the README writes them.
+        labels = {
+            "overlap_k_min": "Adaptive: first label sets (k_min)",
+            "overlap_k_max": "Adaptive: most label sets (k_max)",
+        }
         widgets = {
             "guidelines": forms.Textarea(attrs={"rows": 16}),
             "citation": forms.Textarea(attrs={"rows": 5, "spellcheck": "false"}),
