@@ -13,7 +13,7 @@ from typing import Any
 from studies import answers
 from studies.answers import rankings
 
-from .base import BaseAnswerType, FormAnswerError
+from .base import BaseAnswerType, FormAnswerError, distinct_options
 
 RANK_HELP = "Please give every item its own rank, from 1 to {n}."
 
@@ -95,9 +95,7 @@ class Ranking(BaseAnswerType):
         return sorted(key_value, key=str.casefold)
 
     def clean_check_options(self, items):
-        from .multiple_choice import _distinct_options
-
-        return _distinct_options(items)
+        return distinct_options(items)
 
     def check_key_matches_options(self, key_value, options):
         if not is_permutation(key_value, options):
