@@ -125,24 +125,14 @@ class MultipleChoice(BaseAnswerType):
     def model_replies(self, options, key, question):
         if not options:
             return super().model_replies(options, key, question)
-        index = key if isinstance(key, int) else _index(options, key)
+        index = self.normalize_key(key, options=options)
         return options[index], options[(index + 1) % len(options)]
 
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
-        right = key if isinstance(key, int) and not isinstance(key, bool) else None
-        if right is None:
-            right = choices.resolve_choice_key(key, options)
+        right = self.normalize_key(key, options=options)
         if correct or len(options) < 2:
             return right
         return rng.choice([i for i in range(len(options)) if i != right])
-
-
-def _index(options: Sequence[str], key) -> int:
-    text = str(key).strip().casefold()
-    for i, option in enumerate(options):
-        if option.strip().casefold() == text:
-            return i
-    return int(text) - 1 if text.isdigit() else 0
 
 
 def _require_options(options):

@@ -173,8 +173,8 @@ class Ranking(BaseAnswerType):
         items = rankings.parse_ranking(key)
         if options:
             # Answer with the option texts, as the ranking widget posts them.
-            by_norm = {" ".join(str(o).casefold().split()): o for o in options}
-            items = [by_norm.get(" ".join(i.casefold().split()), i) for i in items]
+            by_norm = {answers.norm_item(o): o for o in options}
+            items = [by_norm.get(answers.norm_item(i), i) for i in items]
         return items if correct else list(reversed(items))
 
 
