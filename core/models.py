@@ -10,7 +10,30 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
 
+from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 from core.storage import private_storage
+
+
+def dataset_license_field() -> models.CharField:
+    """The license a study's or project's exported dataset is published under.
+
+    One definition for both apps' models, so the choices and help stay the same.
+    """
+    return models.CharField(
+        max_length=20,
+        choices=LICENSE_CHOICES,
+        default=DEFAULT_LICENSE,
+        help_text="The license the exported dataset is published under.",
+    )
+
+
+def dataset_citation_field() -> models.TextField:
+    """How to cite a study's or project's exported dataset."""
+    return models.TextField(
+        blank=True,
+        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
+        "and metadata.",
+    )
 
 
 class User(AbstractUser):
@@ -21,6 +44,11 @@ class User(AbstractUser):
         ANNOTATOR = "annotator", "Annotator"
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.ANNOTATOR)
+
+    @property
+    def display_name(self) -> str:
+        """The name a dataset credits its creator by: the full name, else the username."""
+        return self.get_full_name() or self.username
 
     @property
     def is_researcher(self) -> bool:

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from annotation.api.serializers import ASSIGNMENT_STATES, image_src
 from annotation.models import Assignment, Category, ImportBatch, Item, LabelSet, Project
+from annotation.services.projects import PROJECT_SETTINGS
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -16,32 +17,9 @@ class ProjectSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = [
-            "id",
-            "title",
-            "slug",
-            "description",
-            "owner",
-            "invite_code",
-            "created_at",
-            "guidelines",
-            "annotators_per_item",
-            "lease_minutes",
-            "split_map",
-            "pay_per_item",
-            "target_hourly_rate",
-            "currency",
-            "accepting_annotators",
-            "overlap_policy",
-            "overlap_k_min",
-            "overlap_k_max",
-            "overlap_rule",
-            "overlap_threshold",
-            "license",
-            "citation",
-            "aggregation_method",
-        ]
         read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
+        # What a researcher may change is the service's list, so the two cannot drift apart.
+        fields = [*read_only_fields, *PROJECT_SETTINGS]
 
 
 class CategorySerializer(serializers.ModelSerializer):

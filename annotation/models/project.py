@@ -12,7 +12,7 @@ from django.utils import timezone
 from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
 from annotation.defaults import DEFAULT_GUIDELINES, default_split_map
-from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
+from core.models import dataset_citation_field, dataset_license_field
 
 
 def new_invite_code() -> str:
@@ -96,17 +96,8 @@ class Project(models.Model):
     )
 
     # --- publishing the dataset (written into every dataset export's metadata)
-    license = models.CharField(
-        max_length=20,
-        choices=LICENSE_CHOICES,
-        default=DEFAULT_LICENSE,
-        help_text="The license the exported dataset is published under.",
-    )
-    citation = models.TextField(
-        blank=True,
-        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
-        "and metadata.",
-    )
+    license = dataset_license_field()
+    citation = dataset_citation_field()
 
     overlap_policy = models.CharField(
         "overlap",

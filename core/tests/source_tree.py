@@ -29,6 +29,9 @@ class Import:
     nested: bool
     # For ``from module import a, b``: the imported names, any of which may be a submodule.
     names: tuple[str, ...] = ()
+    # For ``import_module(f"pkg.{name}")``: the name is known only when it runs, so the
+    # import stands for every module below ``module``.
+    below: bool = False
 
     def candidates(self) -> list[str]:
         """The module itself and every ``module.name`` it may be bringing in."""
@@ -40,6 +43,8 @@ class Import:
         ``from pkg import sub`` depends on the submodule, not on what ``pkg/__init__`` holds;
         ``from pkg import name`` of anything else depends on ``pkg`` itself.
         """
+        if self.below:
+            return sorted(m for m in modules if m.startswith(f"{self.module}."))
         submodules = [m for m in self.candidates()[1:] if m in modules]
         takes_other_names = len(submodules) < len(self.names) or not self.names
         itself = [self.module] if takes_other_names and self.module in modules else []
@@ -86,8 +91,44 @@ def _resolve(node: ast.ImportFrom, package: str) -> str:
     return base
 
 
+def _is_import_module(call: ast.Call) -> bool:
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in {"import_module", "__import__"} and bool(call.args)
+
+
+def _dynamic_import(call: ast.Call, module: str, package: str) -> tuple[str, bool] | None:
+    """(module, below) for ``import_module("a.b")`` or ``import_module(f"a.{name}")``.
+
+    A literal name is that module; an f-string stands for every module below its static prefix
+    (``__name__`` and ``__package__`` in it are this module's own). Anything else: None.
+    """
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value, False
+    if not isinstance(arg, ast.JoinedStr):
+        return None
+    own = {"__name__": module, "__package__": package}
+    prefix = ""
+    for part in arg.values:
+        if isinstance(part, ast.Constant):
+            prefix += str(part.value)
+        elif isinstance(part.value, ast.Name) and part.value.id in own:
+            prefix += own[part.value.id]
+        else:
+            break
+    else:
+        return prefix, False
+    parent = prefix.rpartition(".")[0]
+    return (parent, True) if parent else None
+
+
 def imports(path: Path, root: Path = ROOT, *, type_checking: bool = True) -> list[Import]:
-    """Every import statement of ``path``, at any level, with relative imports resolved.
+    """Every import of ``path``, at any level, with relative imports resolved.
+
+    Besides import statements, ``importlib.import_module`` calls count when their name is a
+    literal or an f-string with a literal start (see :func:`_dynamic_import`): a registry that
+    loads its modules by name depends on them as surely as one that imports them.
     With ``type_checking=False`` imports under ``if TYPE_CHECKING:`` are left out: they never run.
     """
     is_package = path.name == "__init__.py"
@@ -105,6 +146,10 @@ def imports(path: Path, root: Path = ROOT, *, type_checking: bool = True) -> lis
         elif isinstance(node, ast.ImportFrom):
             names = tuple(alias.name for alias in node.names)
             found.append(Import(node.lineno, _resolve(node, package), nested, names))
+        elif isinstance(node, ast.Call) and _is_import_module(node):
+            dynamic = _dynamic_import(node, module, package)
+            if dynamic:
+                found.append(Import(node.lineno, dynamic[0], nested, below=dynamic[1]))
         # A class body runs at import time like module code; a function body runs when called.
         inner = nested or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         for child in ast.iter_child_nodes(node):

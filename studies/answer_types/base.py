@@ -27,6 +27,15 @@ class FormAnswerError(ValueError):
         self.previous = previous or {}
 
 
+def distinct_options(items: list[str]) -> list[str]:
+    """An attention check's options or items as typed, or ValueError with a message for the researcher."""
+    if len(items) < 2:
+        raise ValueError("List at least two options, one per line.")
+    if len({o.casefold() for o in items}) != len(items):
+        raise ValueError("Each option must be different.")
+    return items
+
+
 class BaseAnswerType:
     """An answer type; subclasses set the attributes and override the rules that differ."""
 

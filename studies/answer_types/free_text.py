@@ -39,8 +39,6 @@ class FreeText(BaseAnswerType):
         return text, {"number": text}
 
     def spec_answer(self, raw, question, data, c):
-        from studies.chartgen.spec import format_number, is_number
-
         answer_raw = raw.get("answer")
         if raw.get("options") is not None:
             c.add("options", "only multiple_choice questions have options")
@@ -51,7 +49,11 @@ class FreeText(BaseAnswerType):
         if not math.isfinite(number):
             c.add("answer", "a free_text answer key must be a number")
             return "", ()
-        text = format_number(answer_raw) if is_number(answer_raw) else str(answer_raw).strip()
+        text = (
+            quantities.format_number(answer_raw)
+            if quantities.is_number(answer_raw)
+            else str(answer_raw).strip()
+        )
         return text, ()
 
     def simulate(self, options, key, *, correct: bool, rng: random.Random):

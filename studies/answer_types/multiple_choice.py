@@ -9,11 +9,7 @@ from typing import Any
 from studies import answers
 from studies.answers import choices
 
-from .base import BaseAnswerType
-
-
-def _norm_option(text: str) -> str:
-    return " ".join(text.lower().rstrip(" .").split())
+from .base import BaseAnswerType, distinct_options
 
 
 class MultipleChoice(BaseAnswerType):
@@ -57,7 +53,7 @@ class MultipleChoice(BaseAnswerType):
         return {"stem": choices.question_stem(text), "options": options}
 
     def clean_check_options(self, items):
-        return _distinct_options(items)
+        return distinct_options(items)
 
     # ------------------------------------------------------------ answers
 
@@ -107,9 +103,9 @@ class MultipleChoice(BaseAnswerType):
         return str(int(key)), options
 
     def spec_question_parts(self, spec):
-        from studies.chartgen.spec import split_options
-
-        stem, embedded = split_options(spec.question)
+        # Read as the participant page reads it, so the spec's options are the ones shown.
+        stem = choices.question_stem(spec.question)
+        embedded = choices.parse_options(spec.question)
         options = list(spec.options or embedded)
         if embedded:
             text = spec.question
@@ -129,24 +125,14 @@ class MultipleChoice(BaseAnswerType):
     def model_replies(self, options, key, question):
         if not options:
             return super().model_replies(options, key, question)
-        index = key if isinstance(key, int) else _index(options, key)
+        index = self.normalize_key(key, options=options)
         return options[index], options[(index + 1) % len(options)]
 
     def simulate(self, options, key, *, correct: bool, rng: random.Random):
-        right = key if isinstance(key, int) and not isinstance(key, bool) else None
-        if right is None:
-            right = choices.resolve_choice_key(key, options)
+        right = self.normalize_key(key, options=options)
         if correct or len(options) < 2:
             return right
         return rng.choice([i for i in range(len(options)) if i != right])
-
-
-def _index(options: Sequence[str], key) -> int:
-    text = str(key).strip().casefold()
-    for i, option in enumerate(options):
-        if option.strip().casefold() == text:
-            return i
-    return int(text) - 1 if text.isdigit() else 0
 
 
 def _require_options(options):
@@ -155,18 +141,8 @@ def _require_options(options):
     return list(options)
 
 
-def _distinct_options(items: list[str]) -> list[str]:
-    if len(items) < 2:
-        raise ValueError("List at least two options, one per line.")
-    if len({o.casefold() for o in items}) != len(items):
-        raise ValueError("Each option must be different.")
-    return items
-
-
 def _spec_options(raw_options: Any, question: str, c) -> tuple[str, ...]:
-    from studies.chartgen.spec import split_options
-
-    _, embedded = split_options(question)
+    embedded = tuple(choices.parse_options(question))
     if raw_options is None:
         if len(embedded) < 2:
             c.add("question", "multiple_choice needs options embedded as '1. ... 2. ...'")
@@ -179,7 +155,9 @@ def _spec_options(raw_options: Any, question: str, c) -> tuple[str, ...]:
         c.add("options", "expected a list of at least two non-empty strings")
         return ()
     options = tuple(o.strip() for o in raw_options)
-    if embedded and [_norm_option(o) for o in embedded] != [_norm_option(o) for o in options]:
+    if embedded and [answers.norm_item(o) for o in embedded] != [
+        answers.norm_item(o) for o in options
+    ]:
         c.add("options", "differ from the options embedded in the question text")
     return options
 

@@ -86,15 +86,13 @@ class Proportion(BaseAnswerType):
         return f"{value:g}%" if isinstance(value, float | int) else str(value)
 
     def spec_answer(self, raw, question, data, c):
-        from studies.chartgen.spec import format_number, is_number
-
         answer_raw = raw.get("answer")
         if raw.get("options") is not None:
             c.add("options", "only multiple_choice questions have options")
-        if not is_number(answer_raw) or not _on_scale(float(answer_raw)):
+        if not quantities.is_number(answer_raw) or not _on_scale(float(answer_raw)):
             c.add("answer", "a proportion answer key is a number from 0 to 100")
             return "", ()
-        return format_number(answer_raw), ()
+        return quantities.format_number(answer_raw), ()
 
     def model_replies(self, options, key, question):
         return question.answer_key, self.simulate(options, key, correct=False, rng=random.Random(0))

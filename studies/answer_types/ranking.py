@@ -13,7 +13,7 @@ from typing import Any
 from studies import answers
 from studies.answers import rankings
 
-from .base import BaseAnswerType, FormAnswerError
+from .base import BaseAnswerType, FormAnswerError, distinct_options
 
 RANK_HELP = "Please give every item its own rank, from 1 to {n}."
 
@@ -95,9 +95,7 @@ class Ranking(BaseAnswerType):
         return sorted(key_value, key=str.casefold)
 
     def clean_check_options(self, items):
-        from .multiple_choice import _distinct_options
-
-        return _distinct_options(items)
+        return distinct_options(items)
 
     def check_key_matches_options(self, key_value, options):
         if not is_permutation(key_value, options):
@@ -175,8 +173,8 @@ class Ranking(BaseAnswerType):
         items = rankings.parse_ranking(key)
         if options:
             # Answer with the option texts, as the ranking widget posts them.
-            by_norm = {" ".join(str(o).casefold().split()): o for o in options}
-            items = [by_norm.get(" ".join(i.casefold().split()), i) for i in items]
+            by_norm = {answers.norm_item(o): o for o in options}
+            items = [by_norm.get(answers.norm_item(i), i) for i in items]
         return items if correct else list(reversed(items))
 
 

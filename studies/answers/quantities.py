@@ -1,10 +1,16 @@
-"""Numbers as participants write them ("1.2 million", "35%", "forty") and the free-text rule."""
+"""Numbers as participants write them ("1.2 million", "35%", "forty") and the free-text rule,
+and numbers as the chart generator's specs write them (keys, category labels).
+
+No Django and nothing of the answer types or the chart generator: both read numbers with it.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
+from typing import Any
 
 from studies.answers import (
     DEFAULT_TOLERANCE,
@@ -14,6 +20,22 @@ from studies.answers import (
     KeyFormatError,
     clean_text,
 )
+
+
+def is_number(value: Any) -> bool:
+    """Whether a JSON value is a finite number (``True`` and ``False`` are not numbers)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
+
+
+def format_number(value: float) -> str:
+    """Integral values print without a decimal point, so years read 2018, not 2018.0."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:g}"
 
 
 @dataclass(frozen=True)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from studies.selectors.planner import DEFAULTS, MODES, PRIORS, limits
+
 
 class PlanInputSerializer(serializers.Serializer):
-    mode = serializers.ChoiceField(choices=["precision", "power"], default="precision")
-    half_width = serializers.FloatField(default=0.10, min_value=0.01, max_value=0.49)
-    prior = serializers.ChoiceField(choices=["worst", "table1"], default="worst")
-    power = serializers.FloatField(default=0.80, min_value=0.5, max_value=0.99)
-    effect = serializers.FloatField(required=False, allow_null=True, min_value=0.01, max_value=0.99)
+    mode = serializers.ChoiceField(choices=list(MODES), default=DEFAULTS.mode)
+    half_width = serializers.FloatField(default=DEFAULTS.half_width, **limits("half_width"))
+    prior = serializers.ChoiceField(choices=list(PRIORS), default=DEFAULTS.prior)
+    power = serializers.FloatField(default=DEFAULTS.power, **limits("power"))
+    effect = serializers.FloatField(required=False, allow_null=True, **limits("effect"))
     exclusion_rate = serializers.FloatField(
-        required=False, allow_null=True, min_value=0, max_value=0.95
+        required=False, allow_null=True, **limits("exclusion_rate")
     )
-    pay = serializers.FloatField(default=0, min_value=0)
+    pay = serializers.FloatField(default=DEFAULTS.pay, min_value=0)
 
 
 class PlanSerializer(serializers.Serializer):

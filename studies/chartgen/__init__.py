@@ -16,7 +16,6 @@ from .spec import (
     SpecError,
     SpecProblem,
     Tile,
-    split_options,
 )
 from .validate import load_specs, spec_from_dict
 
@@ -38,5 +37,4 @@ __all__ = [
     "render_chart",
     "render_pair",
     "spec_from_dict",
-    "split_options",
 ]

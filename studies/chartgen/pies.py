@@ -13,7 +13,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
-from .spec import ChartSpec, format_number
+from studies.answers.quantities import format_number
+
+from .spec import ChartSpec
 from .style import PALETTE, axes_pixels, new_axes, shade
 
 

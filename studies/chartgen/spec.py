@@ -10,13 +10,12 @@ annotation); it has no manipulated version and its question fields are optional.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from studies.answer_types import KEYS
+from studies.answers.quantities import format_number, is_number
 
 CHART_TYPES = ("line", "bar", "scatter", "pie", "map")
 ANSWER_TYPES = KEYS  # the registered answer types (studies.answer_types)
@@ -53,10 +52,6 @@ MANIPULATIONS: dict[str, Manipulation] = {
 
 # Parameters that belong to a chart type whatever its manipulation.
 CHART_PARAMS: dict[str, tuple[str, ...]] = {"pie": ("value_labels",)}
-
-# An option marker is a small number and a period followed by space, standing alone, so that
-# "1.2 million" or "in 2014." inside the stem are not taken for options.
-_OPTION_RE = re.compile(r"(?<!\S)(\d{1,2})\.\s+")
 
 
 @dataclass(frozen=True)
@@ -229,40 +224,3 @@ class ChartSpec:
         if self.params:
             out["params"] = dict(self.params)
         return out
-
-
-def format_number(value: float) -> str:
-    """Integral values print without a decimal point, so years read 2018, not 2018.0."""
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:g}"
-
-
-def split_options(question: str) -> tuple[str, tuple[str, ...]]:
-    """Split "stem 1. a 2. b" into the stem and its options; no run of 1., 2., ... gives ()."""
-    matches = list(_OPTION_RE.finditer(question))
-    best: list[re.Match[str]] = []
-    for start, m in enumerate(matches):
-        if m.group(1) != "1":
-            continue
-        run = [m]
-        for nxt in matches[start + 1 :]:
-            if int(nxt.group(1)) == len(run) + 1:
-                run.append(nxt)
-        if len(run) >= 2 and len(run) >= len(best):
-            best = run
-    if not best:
-        return question.strip(), ()
-    options = []
-    for i, m in enumerate(best):
-        end = best[i + 1].start() if i + 1 < len(best) else len(question)
-        options.append(question[m.end() : end].strip())
-    return question[: best[0].start()].strip(), tuple(options)
-
-
-def is_number(value: Any) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )

@@ -11,7 +11,9 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from .spec import ChartSpec, format_number
+from studies.answers.quantities import format_number
+
+from .spec import ChartSpec
 
 WIDTH_PX, HEIGHT_PX, DPI = 800, 560, 100
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from studies.answer_types import get_type
+from studies.answers.quantities import is_number
 
 from .spec import (
     ANSWER_TYPES,
@@ -24,7 +25,6 @@ from .spec import (
     SpecError,
     SpecProblem,
     Tile,
-    is_number,
 )
 
 _ID_RE = re.compile(r"^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$")

@@ -9,7 +9,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
+from core.models import dataset_citation_field, dataset_license_field
 from studies.models.library import ChartSet, Question
 
 __all__ = ["Devices", "Platform", "StoppingRule", "Study", "StudyPair"]
@@ -207,17 +207,8 @@ class Study(models.Model):
     )
 
     # --- publishing the dataset (written into every dataset export's metadata)
-    license = models.CharField(
-        max_length=20,
-        choices=LICENSE_CHOICES,
-        default=DEFAULT_LICENSE,
-        help_text="The license the exported dataset is published under.",
-    )
-    citation = models.TextField(
-        blank=True,
-        help_text="How to cite the dataset (BibTeX or plain text); goes into the dataset card "
-        "and metadata.",
-    )
+    license = dataset_license_field()
+    citation = dataset_citation_field()
 
     # Participant numbers drive the balanced order; test sessions count separately
     # so a pilot or a preview never disturbs the balance of the real sample.

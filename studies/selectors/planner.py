@@ -72,6 +72,24 @@ class PlanInput:
     pay: float = 0.0
 
 
+DEFAULTS = PlanInput()
+MODES = ("precision", "power")
+PRIORS = ("worst", "table1")
+# The inputs' ranges (min, max), for the page's form and the API's serializer alike.
+LIMITS = {
+    "half_width": (0.01, 0.49),
+    "power": (0.5, 0.99),
+    "effect": (0.01, 0.99),
+    "exclusion_rate": (0, 0.95),
+}
+
+
+def limits(name: str) -> dict:
+    """``min_value`` and ``max_value`` of an input, as form and serializer fields take them."""
+    low, high = LIMITS[name]
+    return {"min_value": low, "max_value": high}
+
+
 def _precision(inp: PlanInput, found, missing) -> dict:
     priors = [0.5]
     if inp.prior == "table1":

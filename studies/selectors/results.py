@@ -52,11 +52,16 @@ class SessionFacts:
     override_reason: str = ""
 
     @property
+    def is_test(self) -> bool:
+        """A pilot or preview session, as ``ParticipantSession.is_test``."""
+        return self.is_pilot or self.is_preview
+
+    @property
     def rule_facts(self) -> exclusion_rules.RuleFacts:
         """The facts ``exclusion_rules.rule_reasons`` looks at."""
         return exclusion_rules.RuleFacts(
             status=self.status,
-            is_test=self.is_pilot or self.is_preview,
+            is_test=self.is_test,
             attention_failures=self.attention_failures,
             answered=self.answered,
             trial_count=self.trial_count,

@@ -15,6 +15,7 @@ import pytest
 from matplotlib.patches import Ellipse, Polygon
 from PIL import Image
 
+from studies.answer_types import get_type
 from studies.chartgen import (
     MANIPULATIONS,
     SIZE_PX,
@@ -25,7 +26,6 @@ from studies.chartgen import (
     render_chart,
     render_pair,
     spec_from_dict,
-    split_options,
 )
 from studies.chartgen.pies import PALETTE
 
@@ -411,14 +411,16 @@ def test_multiple_choice_needs_options_and_an_answer_among_them():
     assert problems_of(make(options=["A", "C"])) == ["options"]
 
 
-def test_options_are_split_from_the_question_text():
-    stem, options = split_options(
+def test_options_are_read_from_the_question_text_as_participants_see_them():
+    question = (
         "In 2014 sales were 1.2 million. What happened by 2018? "
         "1. It increased. 2. It decreased. 3. It stayed about the same."
     )
+    spec = spec_from_dict(make(question=question, answer=2))
+    assert spec.options == ("It increased.", "It decreased.", "It stayed about the same.")
+    text, stem, options, key, index = get_type("multiple_choice").spec_question_parts(spec)
     assert stem == "In 2014 sales were 1.2 million. What happened by 2018?"
-    assert options == ("It increased.", "It decreased.", "It stayed about the same.")
-    assert split_options("How many bags in 2019?") == ("How many bags in 2019?", ())
+    assert (text, options, key, index) == (question, list(spec.options), "2. It decreased.", 1)
 
 
 def test_free_text_keys_are_numbers():

@@ -76,21 +76,30 @@ def _link_problem(request, study: Study, problem: svc.LinkProblem):
     )
 
 
+def _arrive(request, study: Study, params):
+    """(identity, the session this browser started or None, None), or (None, None, the page
+    refusing): the checks the study link and consent both run first, in this order.
+    """
+    try:
+        identity = svc.identity_from_params(study.platform, params)
+    except svc.LinkProblem as problem:
+        return None, None, _link_problem(request, study, problem)
+    if refused := _device_refused(request, study):
+        return None, None, refused
+    try:
+        return identity, _resumable(request, study, identity), None
+    except svc.AlreadyStarted as exc:
+        return None, None, _already_started(request, study, exc)
+
+
 @participant_page
 @require_GET
 def welcome(request, slug: str):
     """The study link. Viewing it never starts anything (link scanners open links too)."""
     study = study_or_404(slug)
-    try:
-        identity = svc.identity_from_params(study.platform, request.GET)
-    except svc.LinkProblem as problem:
-        return _link_problem(request, study, problem)
-    if refused := _device_refused(request, study):
-        return refused
-    try:
-        existing = _resumable(request, study, identity)
-    except svc.AlreadyStarted as exc:
-        return _already_started(request, study, exc)
+    _, existing, refusal = _arrive(request, study, request.GET)
+    if refusal is not None:
+        return refusal
     if existing is not None:
         return render(request, "participate/welcome.html", {"study": study, "existing": existing})
     reason = study_unavailable_reason(study)
@@ -106,16 +115,9 @@ def welcome(request, slug: str):
 def consent(request, slug: str):
     study = study_or_404(slug)
     source = request.POST if request.method == "POST" else request.GET
-    try:
-        identity = svc.identity_from_params(study.platform, source)
-    except svc.LinkProblem as problem:
-        return _link_problem(request, study, problem)
-    if refused := _device_refused(request, study):
-        return refused
-    try:
-        existing = _resumable(request, study, identity)
-    except svc.AlreadyStarted as exc:
-        return _already_started(request, study, exc)
+    identity, existing, refusal = _arrive(request, study, source)
+    if refusal is not None:
+        return refusal
     if existing is not None:
         return redirect("participate:session", token=existing.token)
     if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):

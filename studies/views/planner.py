@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from core.decorators import researcher_required
 from studies.selectors import study as sel
-from studies.selectors.planner import PlanInput, PlanProblem, study_plan
+from studies.selectors.planner import DEFAULTS, PlanInput, PlanProblem, limits, study_plan
 
 
 class PlannerForm(forms.Form):
@@ -19,13 +19,12 @@ class PlannerForm(forms.Form):
             ("precision", "Precision of each chart's HMI"),
             ("power", "Power to detect each manipulation's effect"),
         ],
-        initial="precision",
+        initial=DEFAULTS.mode,
         widget=forms.RadioSelect,
     )
     half_width = forms.FloatField(
-        initial=0.10,
-        min_value=0.01,
-        max_value=0.49,
+        initial=DEFAULTS.half_width,
+        **limits("half_width"),
         label="Target half-width of the 95% interval",
         help_text="0.10: each chart's HMI known within ±10 points.",
     )
@@ -34,21 +33,19 @@ class PlannerForm(forms.Form):
             ("worst", "Worst case (an HMI of 0.5)"),
             ("table1", "The paper's Table 1 HMIs for this study's groups"),
         ],
-        initial="worst",
+        initial=DEFAULTS.prior,
         label="Expected HMIs",
     )
-    power = forms.FloatField(initial=0.80, min_value=0.5, max_value=0.99, label="Power wanted")
+    power = forms.FloatField(initial=DEFAULTS.power, **limits("power"), label="Power wanted")
     effect = forms.FloatField(
         required=False,
-        min_value=0.01,
-        max_value=0.99,
+        **limits("effect"),
         label="Effect to detect (difference of HMIs)",
         help_text="Empty: each group's difference in the paper's Table 1.",
     )
     exclusion_rate = forms.FloatField(
         required=False,
-        min_value=0,
-        max_value=0.95,
+        **limits("exclusion_rate"),
         label="Expected exclusion rate",
         help_text="Empty: from the pilot, or CHARTOM's 10 of 78 without one.",
     )

@@ -169,7 +169,7 @@ def caption_description(
         version=data_version(files),
         date_created=first.date() if first else None,
         date_modified=last.date() if last else None,
-        creators=(project.owner.get_full_name() or project.owner.username,),
+        creators=(project.owner.display_name,),
         keywords=("charts", "chart captioning", "factual errors"),
         files=files,
         configs=(

@@ -174,7 +174,7 @@ def hmi_description(
         version=data_version(files),
         date_created=dates[0],
         date_modified=dates[1],
-        creators=(study.owner.get_full_name() or study.owner.username,),
+        creators=(study.owner.display_name,),
         keywords=("charts", "misleading visualizations", "human misleadingness index"),
         files=files,
         filesets=(FileSet("chart_images", "chart_images/*", image_type, "The chart images.", images),),

@@ -101,14 +101,13 @@ def study_exclusion(study: Study) -> Exclusion:
         if facts.status == Status.DECLINED:
             result.declined += 1
             continue
-        if facts.is_pilot or facts.is_preview:
+        if facts.is_test:
             result.test_sessions += 1
         reasons = exclusion_rules.rule_reasons(study, facts.rule_facts)
         included = not reasons
         overridden = False
-        is_test = facts.is_pilot or facts.is_preview
         # A test session never counts, and an unfinished one has no data to analyse yet.
-        if facts.override and not is_test and facts.status != Status.IN_PROGRESS:
+        if facts.override and not facts.is_test and facts.status != Status.IN_PROGRESS:
             overridden = (facts.override == ExclusionOverride.Decision.INCLUDE) != included
             included = facts.override == ExclusionOverride.Decision.INCLUDE
         result.decisions.append(Decision(facts, reasons, included, overridden))

@@ -98,7 +98,7 @@ def results_after_completion(session: ParticipantSession) -> None:
     Runs after the answer's transaction commits and never lets a scheduling
     problem reach the participant, whose answer is already stored.
     """
-    if session.is_pilot or session.is_preview or not auto_recompute_enabled():
+    if session.is_test or not auto_recompute_enabled():
         return
     study_id = session.study_id
 

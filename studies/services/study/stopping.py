@@ -78,7 +78,7 @@ def stop_check_after_completion(session: ParticipantSession) -> None:
 
     A problem here is logged and never reaches the participant, whose answer is stored.
     """
-    if session.is_pilot or session.is_preview:
+    if session.is_test:
         return
     study_id = session.study_id
 
