@@ -7,9 +7,12 @@ exactly as the participant flow writes them), then measures:
 - HMI of every chart: the exclusion rules over every session plus one
   aggregating query (what the dashboard and the HMI export use), and the
   trial-level frame path the analysis job feeds to analysis.hmi;
+- the floor: one raw SQL GROUP BY over the study's trials, and the HMI table as
+  the results page builds it;
 - exporting the responses in long form as CSV and as Parquet, streamed to a
-  temporary file: seconds and peak Python memory (tracemalloc) and the
-  process's peak RSS.
+  temporary file, each in a fresh process: seconds, and peak RSS next to the
+  RSS after start-up (the fill would otherwise set the high-water mark);
+  ``--traced`` adds a run under tracemalloc (peak Python memory; slow).
 
 The study and its rows are removed afterwards unless --keep is given.
 
