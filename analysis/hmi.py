@@ -131,6 +131,19 @@ def chart_hmi(trials: pd.DataFrame, *, chart_ids=None, confidence: float = 0.95)
     counts = scored.groupby("chart_id", sort=False).agg(
         n=("wrong", "size"), n_wrong=("wrong", "sum"), n_unanswered=("unanswered", "sum")
     )
+    return hmi_from_counts(counts, chart_ids=chart_ids, confidence=confidence)
+
+
+def hmi_from_counts(counts: pd.DataFrame, *, chart_ids=None, confidence: float = 0.95):
+    """:func:`chart_hmi` from counts already made: HMI = n_wrong / n per chart, Wilson interval.
+
+    ``counts`` is indexed by chart_id with columns n, n_wrong, n_unanswered
+    (what a database GROUP BY over the included participants' trials gives,
+    so the HMI table needs no trial-level frame). Charts of ``chart_ids``
+    missing from it get n = 0; counts for a chart not in ``chart_ids`` are an
+    error, as in :func:`chart_hmi`.
+    """
+    require_columns(counts, ("n", "n_wrong", "n_unanswered"), "counts")
     ids = natural_sorted(counts.index) if chart_ids is None else list(dict.fromkeys(chart_ids))
     if chart_ids is not None:
         extra = set(counts.index) - set(ids)

@@ -86,9 +86,13 @@ def label_set_flags(project: Project) -> dict[int, str]:
     states = {q.annotator_id: q for q in Qualification.objects.filter(project=project)}
     rounds = _has_rounds(project)
     gold_items = set(GoldItem.objects.filter(project=project).values_list("item_id", flat=True))
-    for pk, item_id, annotator_id in LabelSet.objects.filter(project=project).values_list(
-        "pk", "item_id", "annotator_id"
-    ):
+    rows = (
+        LabelSet.objects.filter(project=project)
+        .order_by()
+        .values_list("pk", "item_id", "annotator_id")
+        .iterator(chunk_size=5000)
+    )
+    for pk, item_id, annotator_id in rows:
         q = states.get(annotator_id)
         if item_id in gold_items:
             flags[pk] = "control"

@@ -21,6 +21,7 @@ from annotation.services.reports import (
     report_latest,
     report_store,
 )
+from core.streaming import in_one_transaction
 
 EXPORT_FORMATS = ("chocolate", "labels-csv", "labels-jsonl", "report-json", "dataset-zip")
 
@@ -103,10 +104,12 @@ def project_export(
     slug, suffix = project.slug, f"-{chosen}" if carry else ""
     if fmt == "labels-csv":
         chunks = labels_csv_chunks(project=project, method=chosen)
-        return ExportFile(f"{slug}-labels{suffix}.csv", "text/csv", chunks)
+        return ExportFile(f"{slug}-labels{suffix}.csv", "text/csv", in_one_transaction(chunks))
     if fmt == "labels-jsonl":
         chunks = labels_jsonl_chunks(project=project, method=chosen)
-        return ExportFile(f"{slug}-labels{suffix}.jsonl", "application/x-ndjson", chunks)
+        return ExportFile(
+            f"{slug}-labels{suffix}.jsonl", "application/x-ndjson", in_one_transaction(chunks)
+        )
     labels = labels or default_label_source(project)
     if fmt == "dataset-zip":
         data = dataset_zip_bytes(
@@ -124,7 +127,9 @@ def project_export(
             posteriors=carry,
         )
         return ExportFile(
-            f"{slug}-{labels}{suffix}.json", "application/json", chocolate_chunks(records)
+            f"{slug}-{labels}{suffix}.json",
+            "application/json",
+            in_one_transaction(chocolate_chunks(records)),
         )
     data = current_report_data(
         project=project, labels=labels, include_excluded=include_excluded, method=chosen

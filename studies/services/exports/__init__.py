@@ -8,11 +8,13 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.files import File
+from django.db import transaction
 from django.utils import timezone
 
 from core.models import Job
 from core.services.audit import audit_record
 from core.services.jobs import job_create
+from core.streaming import in_one_transaction
 from studies.models import Study
 from studies.services.exports import hmi, responses
 
@@ -78,8 +80,16 @@ def _rows(study: Study, slug: str, include_platform_ids: bool):
 
 
 def export_write(*, study: Study, slug: str, out, include_platform_ids: bool = False) -> None:
-    """Write an export to ``out``: a binary file object (or, for zip and Parquet, a path)."""
+    """Write an export to ``out``: a binary file object (or, for zip and Parquet, a path).
+
+    In one transaction: see ``core.streaming.in_one_transaction``.
+    """
     export_format(slug)
+    with transaction.atomic():
+        _export_write(study=study, slug=slug, out=out, include_platform_ids=include_platform_ids)
+
+
+def _export_write(*, study: Study, slug: str, out, include_platform_ids: bool) -> None:
     if slug == "hmi-zip":
         hmi.hmi_zip_write(study, out)
     elif slug == "hmi-json":
@@ -103,8 +113,12 @@ def _write(out, data: bytes) -> None:
 
 def export_csv_stream(*, study: Study, slug: str, include_platform_ids: bool = False):
     """CSV text chunks for a StreamingHttpResponse."""
-    columns, rows = _rows(study, slug, include_platform_ids)
-    return responses.csv_chunks(columns, rows)
+
+    def chunks():
+        columns, rows = _rows(study, slug, include_platform_ids)
+        yield from responses.csv_chunks(columns, rows)
+
+    return in_one_transaction(chunks())
 
 
 def export_log_platform_ids(*, study: Study, user, slug: str) -> None:

@@ -6,7 +6,12 @@ import pandas as pd
 from django.utils import timezone
 
 from analysis.against_paper import kendall_vs_paper
-from analysis.hmi import attach_chart_meta, chart_hmi, chi_square_manipulation, group_table
+from analysis.hmi import (
+    attach_chart_meta,
+    chi_square_manipulation,
+    group_table,
+    hmi_from_counts,
+)
 from analysis.hmi_plots import paired_group_svg, sorted_hmi_svg
 from analysis.json_safe import json_safe
 from analysis.log_odds import log_odds_by_group
@@ -24,17 +29,19 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     return json_safe(frame.astype(object).where(frame.notna(), None).to_dict("records"))
 
 
-def chart_hmi_frame(catalogue: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """HMI per chart (CHARTOM 4.2) joined to the catalogue; charts nobody answered keep n = 0."""
+def chart_hmi_frame(catalogue: pd.DataFrame, counts: dict[int, tuple]) -> pd.DataFrame:
+    """HMI per chart (CHARTOM 4.2) joined to the catalogue; charts nobody answered keep n = 0.
+
+    ``counts`` is chart pk -> (n, n_wrong, n_unanswered), counted by the database
+    (``sel.chart_error_counts``): the HMI table needs no trial-level frame.
+    """
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
     frame = pd.DataFrame(
-        {
-            "participant": trials["participant"],
-            "chart_id": trials["chart_pk"].map(code),
-            "correct": trials["correct"],
-        }
+        [counts[pk] for pk in counts],
+        index=pd.Index([code[pk] for pk in counts], name="chart_id"),
+        columns=["n", "n_wrong", "n_unanswered"],
     )
-    hmi = chart_hmi(frame, chart_ids=list(catalogue["chart_id"]))
+    hmi = hmi_from_counts(frame, chart_ids=list(catalogue["chart_id"]))
     return catalogue.merge(hmi, on="chart_id", how="left")
 
 
@@ -92,8 +99,7 @@ def results_compute(
         data["messages"].append("This study has no chart pairs yet.")
         return data
     ids = exclusion.included_ids
-    trials = sel.chart_trials_frame(study, ids)
-    hmi = chart_hmi_frame(catalogue, trials)
+    hmi = chart_hmi_frame(catalogue, sel.chart_error_counts(study, ids))
     answers = sel.answer_distribution(study, ids)
     charts = _records(hmi.drop(columns=["fact_question", "answer_key"]))
     for row in charts:
@@ -114,6 +120,8 @@ def results_compute(
     if not ids:
         data["messages"].append(NO_PARTICIPANTS)
         return data
+    # Trial rows only for what needs them: the chi-square tests and the models.
+    trials = sel.chart_trials_frame(study, ids)
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
     with_meta = attach_chart_meta(
         pd.DataFrame(
