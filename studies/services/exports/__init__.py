@@ -8,13 +8,12 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.files import File
-from django.db import transaction
 from django.utils import timezone
 
 from core.models import Job
 from core.services.audit import audit_record
 from core.services.jobs import job_create
-from core.streaming import in_one_transaction
+from core.streaming import export_transaction, in_one_transaction
 from studies.models import Study
 from studies.services.exports import hmi, responses
 
@@ -82,10 +81,10 @@ def _rows(study: Study, slug: str, include_platform_ids: bool):
 def export_write(*, study: Study, slug: str, out, include_platform_ids: bool = False) -> None:
     """Write an export to ``out``: a binary file object (or, for zip and Parquet, a path).
 
-    In one transaction: see ``core.streaming.in_one_transaction``.
+    In one transaction on PostgreSQL: see ``core.streaming.in_one_transaction``.
     """
     export_format(slug)
-    with transaction.atomic():
+    with export_transaction():
         _export_write(study=study, slug=slug, out=out, include_platform_ids=include_platform_ids)
 
 
