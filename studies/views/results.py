@@ -65,7 +65,7 @@ def study_results(request, slug: str):
         data["svg"] = {name: without_inline_styles(svg) for name, svg in data["svg"].items()}
     if data:
         details = results_sel.chart_details(study)
-        for chart in data["charts"]:
+        for chart in data.get("charts", []):  # snapshots saved before charts were listed have none
             chart.update(details.get(chart["pk"], {}))
     comparable = comparable_studies(study=study) if data else []
     other = next((s for s in comparable if s.slug == request.GET.get("compare")), None)
