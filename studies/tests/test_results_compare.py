@@ -95,3 +95,11 @@ def test_the_page_and_api_compare_only_the_researchers_own_studies(
     )
     api.force_authenticate(other_researcher)
     assert api.get(f"/api/v1/studies/{here.slug}/results/compare/{there.slug}/").status_code == 404
+
+
+def test_a_snapshot_saved_before_charts_were_listed_still_shows(pair, client, researcher, password):
+    here, _ = pair  # its snapshot has log odds but no "charts" list
+    client.login(username=researcher.username, password=password)
+    page = client.get(f"/studies/study/{here.slug}/results/")
+    assert page.status_code == 200
+    assert "Truncated y-axis" in page.content.decode()
