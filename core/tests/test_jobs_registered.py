@@ -17,6 +17,7 @@ EXPECTED = {
     "core.ping": True,
     "studies.library_import": False,
     "studies.library_generate": False,
+    "studies.model_eval_report": True,
     "studies.results_compute": True,
     "studies.results_export": True,
     "annotation.captions_import": True,
