@@ -8,7 +8,7 @@ from annotation.models import Assignment, Item, LabelSet, Qualification
 from annotation.services import project_update
 from annotation.services.quality import controls as controls_module
 from annotation.tests.quality_setup import GOLD_CONTROL, control_item_ids, qualify, with_rounds
-from annotation.tests.test_quality_costs import Draws
+from annotation.tests.test_quality_costs import Draws, _cost
 
 pytestmark = pytest.mark.django_db
 
@@ -193,3 +193,28 @@ def test_a_submit_that_pauses_the_annotator_keeps_the_labels_and_says_why(
     assert body["next_refused"]["code"] == "paused" and body["next_refused"]["status"] == 403
     assert LabelSet.objects.filter(annotator=anna).count() == 1
     assert not Assignment.objects.filter(annotator=anna, state="leased").exists()
+
+
+def test_submit_with_next_runs_the_same_statements_for_controls_and_ordinary_items(
+    project, make_items, members, researcher, client_for, monkeypatch
+):
+    with_rounds(project, make_items, researcher, controls=4, control_rate=0.5, min_controls=100)
+    make_items(project, 6)
+    (anna,) = members(1)
+    qualify(project, anna)
+    api = client_for(anna)
+    # Leases: ordinary, control, control, ordinary, ordinary, control.
+    monkeypatch.setattr(controls_module, "_rng", Draws([0.99, 0.0, 0.0, 0.99, 0.99, 0.0]))
+    controls = control_item_ids(project)
+    lease = _next(api, project).json()
+    costs = {}
+    for _ in range(5):
+        kind = Assignment.objects.get(pk=lease["id"]).item_id in controls
+        response, cost = _cost(api, "post", f"/api/v1/annotator/assignments/{lease['id']}/submit/",
+                               data={"labels": [[], []], "next": True}, format="json")  # fmt: skip
+        lease = response.json()["next"]
+        following = Assignment.objects.get(pk=lease["id"]).item_id in controls
+        costs.setdefault((kind, following), set()).add(cost)
+    # Every pair of kinds (submitted, leased) occurred, and all cost the very same statements.
+    assert set(costs) == {(False, True), (True, True), (True, False), (False, False)}
+    assert len(set().union(*costs.values())) == 1, costs

@@ -124,9 +124,10 @@ def control_record(*, label_set: LabelSet, keys: list[str]) -> Qualification | N
     that leases the next item reuses for the work gate.
     """
     gold = GoldItem.objects.filter(item_id=label_set.item_id).values("labels")[:1]
+    # The annotator's row is read only when this label set pauses them (for the audit log).
     qualification = (
         Qualification.objects.select_for_update(of=("self",))
-        .select_related("project__quality", "annotator")
+        .select_related("project__quality")
         .annotate(gold_labels=Subquery(gold))
         .filter(project_id=label_set.project_id, annotator_id=label_set.annotator_id)
         .first()
