@@ -17,6 +17,7 @@ urlpatterns = [
     path("join/<str:code>/", onboarding.join, name="join"),
     # Annotators
     path("p/<slug:slug>/work/", annotator.work, name="work"),
+    path("p/<slug:slug>/work/<int:pk>/submit/", annotator.work_submit, name="work-submit"),
     path("p/<slug:slug>/work/<int:pk>/skip/", annotator.skip, name="work-skip"),
     path("p/<slug:slug>/guidelines/", annotator.guidelines, name="guidelines"),
     # Qualification rounds and quality control (annotation.views.quality_*)

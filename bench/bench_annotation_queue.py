@@ -1,15 +1,21 @@
 """Load benchmark of the annotation work queue on gunicorn + PostgreSQL.
 
 N annotators (separate processes, each with a keep-alive HTTP connection and an API token)
-ask for their next item and submit labels for it, as fast as they can, until every item of
-a project has k label sets. Prints throughput, latency percentiles of "next item" and
-"submit", and checks that every item ended with exactly k label sets from k different
-annotators.
+label items in a closed loop until every item of a project has k label sets (or until
+--duration runs out). By default each item costs one request, as on the work page: the
+submit carries `next: true` and its response holds the next lease (`--flow two` times the
+older pair of requests, next then submit). Prints items/s, latency percentiles of getting
+the next item (at the client, and inside the server from the Server-Timing header and
+gunicorn's access log), server CPU per item (gunicorn and the PostgreSQL backends), and
+checks that what is stored is exactly what was submitted: no lost, duplicated or
+over-collected label sets.
 
 It needs PostgreSQL: set DATABASE_URL. The benchmark creates (and afterwards drops) its
 own database, `<your database>_bench_queue`, on that server, and starts gunicorn itself.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom python bench/bench_annotation_queue.py
+    # with think time (5-15 s per item, a minute): figures for next-item latency under real use
+    DATABASE_URL=... python bench/bench_annotation_queue.py --think 5-15 --duration 60
     python bench/bench_annotation_queue.py --items 500 --annotators 20   # a quicker run
 """
 
@@ -24,7 +30,6 @@ import random
 import secrets
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -46,10 +51,28 @@ def parse_args():
         "--threads", type=int, default=1, help="threads per gunicorn worker; >1 uses gthread (1)"
     )
     parser.add_argument(
-        "--think", type=float, default=0.0, help="seconds an annotator waits between requests (0)"
+        "--think",
+        type=think_range,
+        default=(0.0, 0.0),
+        help="seconds an annotator spends on an item: a number or a range such as 5-15 (0)",
+    )
+    parser.add_argument(
+        "--flow",
+        choices=("one", "two"),
+        default="one",
+        help="one: submit returns the next item (the page's flow); two: next, then submit (one)",
+    )
+    parser.add_argument(
+        "--duration", type=float, default=0.0, help="stop after this many seconds (0: when done)"
     )
     parser.add_argument("--keep-db", action="store_true", help="do not drop the bench database")
     return parser.parse_args()
+
+
+def think_range(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    low = float(low)
+    return low, float(high) if high else low
 
 
 def bench_database_url(url: str, suffix: str = DB_SUFFIX) -> tuple[str, str, str]:
@@ -146,7 +169,7 @@ def start_gunicorn(args, env, port) -> subprocess.Popen:
          "--worker-class", "gthread" if args.threads > 1 else "sync",
          "--keep-alive", "30", "--timeout", "60", "--backlog", "2048",
          "--access-logfile", str(ACCESS_LOG), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -165,8 +188,8 @@ def start_gunicorn(args, env, port) -> subprocess.Popen:
 
 
 def annotate(job) -> dict:
-    """One annotator: next, submit, next ... until the queue has nothing left for them."""
-    port, slug, key, think, seed_value = job
+    """One annotator: take items and submit labels until nothing is left (or time is up)."""
+    port, slug, key, think, flow, deadline, seed_value = job
     rng = random.Random(seed_value)
     headers = {
         "Authorization": f"Token {key}",
@@ -174,19 +197,21 @@ def annotate(job) -> dict:
         "Accept": "application/json",
     }
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    next_ms, submit_ms, errors = [], [], []
+    out = {"next": [], "next_server": [], "submit": [], "stored": 0, "requests": 0, "errors": []}
     keys = ["value_error", "label_error", "trend_error", "ooc_error", "nonsense_error"]
 
     def call(method, path, body=None):
         nonlocal conn
         payload = json.dumps(body).encode() if body is not None else None
+        out["requests"] += 1
         for attempt in range(2):
             try:
                 started = time.perf_counter()
                 conn.request(method, path, body=payload, headers=headers)
                 response = conn.getresponse()
                 data = response.read()
-                return response.status, data, (time.perf_counter() - started) * 1000
+                ms = (time.perf_counter() - started) * 1000
+                return response.status, data, ms, server_ms(response.getheader("Server-Timing"))
             except (http.client.HTTPException, OSError):
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -194,32 +219,108 @@ def annotate(job) -> dict:
                     raise
         raise AssertionError("unreachable")
 
-    while True:
-        status, data, ms = call("POST", f"/api/v1/annotator/projects/{slug}/next/")
-        next_ms.append(ms)
-        if status == 204:
+    def ask_next():
+        status, data, ms, inside = call("POST", f"/api/v1/annotator/projects/{slug}/next/")
+        out["next"].append(ms)
+        out["next_server"].append(inside)
+        if status == 200:
+            return json.loads(data)
+        if status != 204:
+            out["errors"].append(f"next {status} {data[:200]!r}")
+        return None
+
+    lease = ask_next()
+    while lease is not None and len(out["errors"]) <= 20:
+        low, high = think
+        if high:
+            time.sleep(rng.uniform(low, high))
+        if deadline and time.time() > deadline:
             break
-        if status != 200:
-            errors.append(f"next {status} {data[:200]!r}")
-            if len(errors) > 20:
-                break
-            continue
-        lease = json.loads(data)
         labels = [[k for k in keys if rng.random() < 0.12] for _ in lease["item"]["sentences"]]
-        if think:
-            time.sleep(think)
-        status, data, ms = call(
-            "POST",
-            f"/api/v1/annotator/assignments/{lease['id']}/submit/",
-            {"labels": labels, "active_seconds": 1},
-        )
-        submit_ms.append(ms)
-        if status != 201:
-            errors.append(f"submit {status} {data[:200]!r}")
-        if think:
-            time.sleep(think)
+        body = {"labels": labels, "active_seconds": 1, "next": flow == "one"}
+        path = f"/api/v1/annotator/assignments/{lease['id']}/submit/"
+        status, data, ms, inside = call("POST", path, body)
+        out["submit"].append(ms)
+        if status == 201:
+            out["stored"] += 1
+        elif status != 200:  # 200: a repeat, already stored
+            out["errors"].append(f"submit {status} {data[:200]!r}")
+        if flow == "one" and status in (200, 201):
+            # The submit was also the request for the next item.
+            out["next"].append(ms)
+            out["next_server"].append(inside)
+            answer = json.loads(data)
+            lease = answer["next"]
+            if answer["next_refused"]:
+                out["errors"].append(f"next refused {answer['next_refused']}")
+        else:
+            lease = ask_next()
     conn.close()
-    return {"next": next_ms, "submit": submit_ms, "errors": errors}
+    return out
+
+
+def server_ms(header: str | None) -> float:
+    """The app's time from a Server-Timing header ("app;dur=12.3"), NaN without one."""
+    for part in (header or "").split(","):
+        name, _, dur = part.strip().partition(";dur=")
+        if name == "app" and dur:
+            return float(dur)
+    return float("nan")
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU seconds used so far by the processes ``pids`` (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+def settled_cpu(pgid: int, timeout: float = 90.0) -> float:
+    """The server's CPU seconds once every worker has booted (its CPU stops growing).
+
+    Workers load Django and the analysis libraries after /healthz first answers;
+    that start-up is not work done per item.
+    """
+    last = cpu_seconds(group_pids(pgid))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = cpu_seconds(group_pids(pgid))
+        if now - last < 0.05:
+            return now
+        last = now
+    return last
+
+
+def group_pids(pgid: int) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid:
+                pids.append(int(entry.name))
+    return pids
+
+
+def backend_pids(bench_url: str, name: str) -> list[int]:
+    """PostgreSQL backends serving the bench database (this machine's server only)."""
+    import psycopg
+
+    with psycopg.connect(bench_url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall()
+    return [pid for (pid,) in rows]
 
 
 def server_times() -> dict[str, list[float]]:
@@ -242,29 +343,69 @@ def percentile(values, p) -> float:
     return ordered[index]
 
 
-def check_labels(k: int) -> tuple[bool, str]:
+def check_labels(k: int, submitted: int, complete: bool) -> tuple[bool, str]:
+    """Stored == submitted, nobody twice on an item, no item past k (and, run to the end, all at k)."""
     from django.db import connections
     from django.db.models import Count
 
     from annotation.models import Item, LabelSet
 
     connections.close_all()
-    counts = (
+    counts = list(
         Item.objects.filter(project__slug="queue-bench")
         .annotate(n=Count("label_sets"), people=Count("label_sets__annotator", distinct=True))
         .values_list("n", "people")
     )
-    counts = list(counts)
     per_item = [n for n, _ in counts]
     distinct_ok = all(n == people for n, people in counts)
+    over = sum(n > k for n in per_item)
     exact = all(n == k for n in per_item)
     total = LabelSet.objects.filter(project__slug="queue-bench").count()
+    ok = total == submitted and distinct_ok and not over and (exact or not complete)
     summary = (
-        f"label sets per item: min {min(per_item)}, max {max(per_item)}, "
-        f"items with exactly k={k}: {sum(n == k for n in per_item)}/{len(per_item)}; "
-        f"all from distinct annotators: {'yes' if distinct_ok else 'NO'}; total {total}"
+        f"stored {total} label sets, submitted {submitted} ({'equal' if total == submitted else 'DIFFERENT'}); "
+        f"per item min {min(per_item)}, max {max(per_item)}, exactly k={k}: "
+        f"{sum(n == k for n in per_item)}/{len(per_item)}, over k: {over}; "
+        f"all from distinct annotators: {'yes' if distinct_ok else 'NO'}"
     )
-    return exact and distinct_ok, summary
+    return ok, summary
+
+
+def report(args, results, elapsed, cpu) -> tuple[list[str], int]:
+    next_ms = [ms for r in results for ms in r["next"]]
+    inside = [ms for r in results for ms in r["next_server"] if ms == ms]  # drop NaN
+    submit_ms = [ms for r in results for ms in r["submit"]]
+    stored = sum(r["stored"] for r in results)
+    requests = sum(r["requests"] for r in results)
+    lines = [
+        f"Done in {elapsed:.1f} s: {stored} label sets stored, {requests} requests "
+        f"({requests / max(stored, 1):.2f} per item); load average {os.getloadavg()[0]:.2f}",
+        f"Throughput: {stored / elapsed:.1f} items/s, {requests / elapsed:.0f} requests/s",
+    ]
+
+    def line(label, values):
+        if not values:
+            return f"{label:>26}: no requests"
+        return (
+            f"{label:>26} ms: p50 {percentile(values, 50):.1f}  p95 {percentile(values, 95):.1f}  "
+            f"p99 {percentile(values, 99):.1f}  max {max(values):.1f}"
+        )
+
+    what = "submit + next" if args.flow == "one" else "next"
+    lines.append(line(f"next item ({what}), client", next_ms))
+    lines.append(line("next item, inside the app", inside))
+    if args.flow == "two":
+        lines.append(line("submit, client", submit_ms))
+    for label, values in server_times().items():
+        if values:
+            lines.append(line(f"{label}, inside gunicorn", values))
+    gunicorn, postgres = cpu
+    lines.append(
+        f"Server CPU per item: gunicorn {gunicorn / max(stored, 1) * 1000:.1f} ms + PostgreSQL "
+        f"{postgres / max(stored, 1) * 1000:.1f} ms ({gunicorn:.1f} s + {postgres:.1f} s "
+        f"over {elapsed:.0f} s x {os.cpu_count()} CPUs)"
+    )
+    return lines, stored
 
 
 def main() -> int:
@@ -279,10 +420,12 @@ def main() -> int:
         return 2
     sys.path.insert(0, str(ROOT))
     bench_url, name, admin_url = bench_database_url(url)
+    low, high = args.think
     print(
         f"Annotation queue benchmark: {args.items} items x k={args.k}, {args.annotators} "
-        f"concurrent annotators, gunicorn {args.workers} workers x {args.threads} threads, "
-        f"database {name}"
+        f"annotators in a closed loop, think {low:g}-{high:g} s, flow: "
+        f"{'submit returns the next item' if args.flow == 'one' else 'next, then submit'}, "
+        f"gunicorn {args.workers} workers x {args.threads} threads, database {name}"
     )
     recreate_database(admin_url, name)
     env = server_env(bench_url)
@@ -294,44 +437,34 @@ def main() -> int:
         print(f"Seeded in {time.monotonic() - started:.1f} s")
         port = free_port()
         server = start_gunicorn(args, env, port)
-        jobs = [(port, slug, key, args.think, n) for n, key in enumerate(keys)]
+        deadline = time.time() + args.duration if args.duration else 0.0
+        jobs = [(port, slug, key, args.think, args.flow, deadline, n) for n, key in enumerate(keys)]
         context = multiprocessing.get_context("fork")
+        cpu_before = settled_cpu(server.pid)
         started = time.monotonic()
         with context.Pool(len(jobs)) as pool:
             results = pool.map(annotate, jobs)
         elapsed = time.monotonic() - started
-
-        next_ms = [ms for r in results for ms in r["next"]]
-        submit_ms = [ms for r in results for ms in r["submit"]]
-        errors = [e for r in results for e in r["errors"]]
-        requests = len(next_ms) + len(submit_ms)
-        print(f"Done in {elapsed:.1f} s: {len(submit_ms)} submits, {requests} requests")
-        print(
-            f"Throughput: {len(submit_ms) / elapsed:.0f} label sets/s, {requests / elapsed:.0f} requests/s"
+        cpu = (
+            cpu_seconds(group_pids(server.pid)) - cpu_before,
+            # The backends were opened by the workers during the run (the seeding closed its own).
+            cpu_seconds(backend_pids(bench_url, name)),
         )
-        for label, values in (("next item", next_ms), ("submit", submit_ms)):
-            print(
-                f"{label:>9} latency ms: p50 {percentile(values, 50):.1f}  p95 {percentile(values, 95):.1f}  "
-                f"p99 {percentile(values, 99):.1f}  max {max(values):.1f}  mean {statistics.fmean(values):.1f}"
-            )
-        server_side = server_times()
-        for label, values in server_side.items():
-            print(
-                f"{label:>9} time inside gunicorn ms: p50 {percentile(values, 50):.1f}  "
-                f"p95 {percentile(values, 95):.1f}  (the rest of the latency is waiting for a worker)"
-            )
+        lines, stored = report(args, results, elapsed, cpu)
+        print("\n".join(lines))
+        errors = [e for r in results for e in r["errors"]]
         if errors:
             print(f"{len(errors)} unexpected responses, e.g. {errors[:3]}")
-        ok, summary = check_labels(args.k)
-        print(("OK  " if ok else "FAIL ") + summary)
+        ok, summary = check_labels(args.k, stored, complete=not args.duration)
+        print(("OK   " if ok else "FAIL ") + summary)
         return 0 if ok and not errors else 1
     finally:
         if server is not None:
-            server.send_signal(signal.SIGTERM)
+            os.killpg(server.pid, signal.SIGTERM)
             try:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                server.kill()
+                os.killpg(server.pid, signal.SIGKILL)
         from django.db import connections
 
         connections.close_all()

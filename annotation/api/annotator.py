@@ -4,6 +4,8 @@ Every endpoint reads through annotation.selectors.work and writes through the qu
 services, which only ever hand out the caller's own assignments.
 """
 
+import time
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -17,6 +19,8 @@ from annotation.api.annotator_serializers import (
     JoinedProjectSerializer,
     LabelsInputSerializer,
     SkipSerializer,
+    SubmitInputSerializer,
+    SubmittedNextSerializer,
     SubmittedSerializer,
     WorkAssignmentSerializer,
 )
@@ -27,11 +31,18 @@ from annotation.services import (
     assignment_next,
     assignment_skip,
     assignment_submit,
+    assignment_submit_next,
 )
 from core.permissions import IsAnnotator
 
 CONFLICT = OpenApiResponse(description="The lease expired, was released, or was already submitted.")
 NOT_YOURS = OpenApiResponse(description="No such assignment of yours.")
+
+
+def _timed(response, started: float):
+    """Say the time the view took (Server-Timing), for benches and browser tools."""
+    response["Server-Timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
+    return response
 
 
 def _joined(request, slug):
@@ -62,12 +73,13 @@ class NextItemView(APIView):
     )
     def post(self, request, slug):
         # The queue itself refuses non-members (404), so no separate membership query here.
+        started = time.perf_counter()
         project = get_object_or_404(Project, slug=slug)
         assignment = assignment_next(project=project, annotator=request.user)
         if assignment is None:
-            return Response(status=status.HTTP_204_NO_CONTENT)
+            return _timed(Response(status=status.HTTP_204_NO_CONTENT), started)
         context = {"request": request, "categories": work_categories(project)}
-        return Response(WorkAssignmentSerializer(assignment, context=context).data)
+        return _timed(Response(WorkAssignmentSerializer(assignment, context=context).data), started)
 
 
 class AssignmentView(APIView):
@@ -107,20 +119,37 @@ class SubmitView(APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(
-        request=LabelsInputSerializer,
-        responses={201: SubmittedSerializer, 404: NOT_YOURS, 409: CONFLICT},
-        summary="Submit your labels for the item",
+        request=SubmitInputSerializer,
+        responses={
+            201: SubmittedSerializer,
+            200: OpenApiResponse(
+                SubmittedNextSerializer,
+                description="With `next`: a repeated submit with the same labels; nothing stored twice.",
+            ),
+            404: NOT_YOURS,
+            409: CONFLICT,
+        },
+        summary="Submit your labels for the item (and, with `next`, get your next item)",
+        description="With `next: true` the 201 response is the label set plus `next` and `next_refused`.",
     )
     def post(self, request, pk):
-        form = LabelsInputSerializer(data=request.data)
+        form = SubmitInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        label_set = assignment_submit(
-            assignment_id=pk,
-            annotator=request.user,
-            labels=form.validated_data["labels"],
-            active_seconds=form.validated_data.get("active_seconds"),
-        )
-        return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
+        data = form.validated_data
+        arguments = {
+            "assignment_id": pk,
+            "annotator": request.user,
+            "labels": data["labels"],
+            "active_seconds": data.get("active_seconds"),
+        }
+        if not data["next"]:
+            label_set = assignment_submit(**arguments)
+            return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
+        started = time.perf_counter()
+        submitted = assignment_submit_next(**arguments)
+        body = SubmittedNextSerializer(submitted, context={"request": request}).data
+        code = status.HTTP_200_OK if submitted.replayed else status.HTTP_201_CREATED
+        return _timed(Response(body, status=code), started)
 
 
 class SkipView(APIView):

@@ -89,6 +89,47 @@ class LabelsInputSerializer(serializers.Serializer):
     )
 
 
+class SubmitInputSerializer(LabelsInputSerializer):
+    next = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=(
+            "Also lease your next item and return it in `next`, in the same request. "
+            "Repeating the request with the same labels answers the same way, never twice."
+        ),
+    )
+
+
+class RefusalSerializer(serializers.Serializer):
+    status = serializers.IntegerField()
+    code = serializers.CharField()
+    detail = serializers.CharField(source="message")
+
+
+class SubmittedNextSerializer(serializers.Serializer):
+    """A stored label set and, when asked for, the next lease in the same response."""
+
+    id = serializers.IntegerField(source="label_set.id")
+    labels = serializers.JSONField(source="label_set.labels")
+    active_seconds = serializers.FloatField(source="label_set.active_seconds")
+    submitted_at = serializers.DateTimeField(source="label_set.submitted_at")
+    next = serializers.SerializerMethodField(
+        help_text="Your next item, as the next endpoint gives it; null when none was leased."
+    )
+    next_refused = RefusalSerializer(
+        source="refusal",
+        allow_null=True,
+        help_text="Why no next item was leased (paused, blocked, busy); null otherwise.",
+    )
+
+    @extend_schema_field(WorkAssignmentSerializer(allow_null=True))
+    def get_next(self, submitted):
+        if submitted.next is None:
+            return None
+        context = {**self.context, "categories": submitted.categories}
+        return WorkAssignmentSerializer(submitted.next, context=context).data
+
+
 class DraftSavedSerializer(serializers.ModelSerializer):
     class Meta:
         model = Assignment

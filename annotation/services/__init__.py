@@ -13,6 +13,7 @@ from annotation.services.projects import (
     project_update,
 )
 from annotation.services.queue import QueueError, assignment_next, leases_expire
+from annotation.services.queue_flow import Submitted, assignment_submit_next
 from annotation.services.queue_moves import assignment_reassign, assignment_release
 from annotation.services.queue_work import (
     assignment_draft_save,
@@ -25,6 +26,7 @@ __all__ = [
     "ImportResult",
     "InviteError",
     "QueueError",
+    "Submitted",
     "annotator_sign_up",
     "assignment_draft_save",
     "assignment_next",
@@ -32,6 +34,7 @@ __all__ = [
     "assignment_release",
     "assignment_skip",
     "assignment_submit",
+    "assignment_submit_next",
     "captions_import",
     "category_create",
     "category_delete",

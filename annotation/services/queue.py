@@ -16,6 +16,7 @@ IntegrityError that is retried, never into a k+1-th label set.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -33,7 +34,14 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.assignment import strategy as rules
-from annotation.models import Assignment, Item, Project, ProjectMember
+from annotation.models import (
+    Assignment,
+    Item,
+    Project,
+    ProjectMember,
+    Qualification,
+    QualificationRound,
+)
 from annotation.selectors.overlap import wanting_items
 from annotation.services.quality import (
     QualityError,
@@ -107,9 +115,32 @@ def leases_expire(*, project: Project, now=None, limit: int = 100, item_ids=None
     return expired
 
 
-def _membership_check(project: Project, annotator: User) -> None:
-    if not ProjectMember.objects.filter(project=project, annotator=annotator).exists():
+@dataclass(frozen=True)
+class Standing:
+    """What a caller already read about the annotator, so the lease does not read it again.
+
+    A submit that leases the next item knows the annotator is a member (they held
+    a lease), whether the project has qualification rounds, and their locked
+    standing (``qualification``, None without one) with the project's policy.
+    """
+
+    rounds: bool | None
+    qualification: Qualification | None
+    policy: object | None = None
+
+
+def _membership_check(project: Project, annotator: User) -> bool:
+    """Refuse non-members; returns whether the project has qualification rounds (same query)."""
+    rounds = Exists(QualificationRound.objects.filter(project=project))
+    found = (
+        ProjectMember.objects.filter(project=project, annotator=annotator)
+        .annotate(rounds=rounds)
+        .values_list("rounds", flat=True)
+        .first()
+    )
+    if found is None:
         raise QueueError("You are not a member of this project.", status=404, code="not_found")
+    return bool(found)
 
 
 def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
@@ -130,7 +161,17 @@ def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
     raise QueueError("The queue is busy. Please try again.", status=503, code="busy")
 
 
-def _lease(project: Project, annotator: User) -> Assignment | None:
+def assignment_lease(*, project: Project, annotator: User, standing: Standing) -> Assignment | None:
+    """Lease the next item inside the caller's transaction (a submit's); see ``assignment_next``.
+
+    An IntegrityError means a race was lost: the caller rolls back and tries again.
+    """
+    return _lease(project, annotator, standing)
+
+
+def _lease(
+    project: Project, annotator: User, standing: Standing | None = None
+) -> Assignment | None:
     now = timezone.now()
     # One query finds this annotator's open lease (listed first) and leases past their time.
     mine_first = ExpressionWrapper(Q(annotator=annotator), output_field=BooleanField())
@@ -142,10 +183,12 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
     )
     current = open_rows[0] if open_rows and open_rows[0].annotator_id == annotator.pk else None
     if current is not None and current.expires_at > now:
+        current.project = project  # the serializer reads it; no query for it
         return current
-    if current is None:
+    rounds = standing.rounds if standing else None
+    if current is None and standing is None:
         # Holding a lease proves membership; anyone else is checked before getting one.
-        _membership_check(project, annotator)
+        rounds = _membership_check(project, annotator)
     stale = [row.item_id for row in open_rows if row.expires_at <= now and row is not current]
     if stale:
         leases_expire(project=project, now=now, item_ids=stale)
@@ -166,8 +209,12 @@ def _lease(project: Project, annotator: User) -> Assignment | None:
     # which kind the annotator gets. (Locking only the wanted one is not enough:
     # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
     # transaction.
-    qualification = _quality_gate(project, annotator)
-    wants_control = control_wanted(project=project, qualification=qualification)
+    qualification = _quality_gate(project, annotator, rounds, standing)
+    wants_control = control_wanted(
+        project=project,
+        qualification=qualification,
+        policy=standing.policy if standing else None,
+    )
     ordinary = _first_unlocked(_open_items(project, annotator))
     control = None
     if qualification is not None:
@@ -261,8 +308,9 @@ def _lease_item(project: Project, annotator: User, item: Item, *, control: bool,
     return assignment
 
 
-def _quality_gate(project: Project, annotator: User):
+def _quality_gate(project: Project, annotator: User, rounds, standing: Standing | None):
+    known = {"qualification": standing.qualification, "read": False} if standing else {}
     try:
-        return work_gate(project=project, annotator=annotator)
+        return work_gate(project=project, annotator=annotator, rounds=rounds, **known)
     except QualityError as exc:
         raise QueueError(exc.message, status=exc.status, code=exc.code) from None

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, LabelSet
+from annotation.models import Assignment, Item, LabelSet, QualificationRound
 from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
 from annotation.services.queue import QueueError, items_recount
@@ -45,8 +45,12 @@ def _ended_message(assignment: Assignment) -> str:
     return "Your lease on this item expired and the item went back to the pool."
 
 
-def _locked_own(assignment_id: int, annotator: User) -> Assignment:
-    """The annotator's assignment, its item locked first, then the assignment."""
+def _locked_own(assignment_id: int, annotator: User, *, rounds: bool = False) -> Assignment:
+    """The annotator's assignment, its item locked first, then the assignment.
+
+    ``rounds``: also read whether the project has qualification rounds (as
+    ``project_rounds``), which the work gate of a following lease needs.
+    """
     item_id = (
         Item.objects.filter(assignments__pk=assignment_id, assignments__annotator=annotator)
         .select_for_update(of=("self",))
@@ -55,11 +59,12 @@ def _locked_own(assignment_id: int, annotator: User) -> Assignment:
     )
     if item_id is None:
         raise QueueError("No such item is assigned to you.", status=404, code="not_found")
-    return (
-        Assignment.objects.select_for_update(of=("self",))
-        .select_related("project", "item")
-        .get(pk=assignment_id)
-    )
+    locked = Assignment.objects.select_for_update(of=("self",)).select_related("project", "item")
+    if rounds:
+        locked = locked.annotate(
+            project_rounds=Exists(QualificationRound.objects.filter(project=OuterRef("project")))
+        )
+    return locked.get(pk=assignment_id)
 
 
 def _expire_now(assignment: Assignment, now) -> None:
@@ -97,6 +102,32 @@ def assignment_draft_save(
     raise QueueError(_ended_message(assignment))
 
 
+def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys, now):
+    """Write the label set of the locked, still leased ``assignment``; returns it and the standing."""
+    cleaned = assignment.item.labels_clean(labels, keys)
+    active = _active(assignment, active_seconds, now)
+    label_set = LabelSet.objects.create(
+        assignment=assignment,
+        project_id=assignment.project_id,
+        item_id=assignment.item_id,
+        annotator=annotator,
+        labels=cleaned,
+        active_seconds=active,
+        submitted_at=now,
+    )
+    Assignment.objects.filter(pk=assignment.pk).update(
+        state=State.SUBMITTED, finished_at=now, active_seconds=active, draft=None
+    )
+    Item.objects.filter(pk=assignment.item_id).update(submitted_count=F("submitted_count") + 1)
+    # Under the same lock as the count: the queue reads both in one filter.
+    item_dispute_update(project=assignment.project, item_id=assignment.item_id, keys=keys)
+    # Scores the label set against gold if the item is a control (the label set
+    # is kept; selectors.quality leaves it out of the data).
+    standing = control_record(label_set=label_set, keys=keys)
+    report_labels_arrived(project_id=assignment.project_id)
+    return label_set, standing
+
+
 def assignment_submit(
     *, assignment_id: int, annotator: User, labels, active_seconds=None
 ) -> LabelSet:
@@ -106,29 +137,7 @@ def assignment_submit(
         assignment = _locked_own(assignment_id, annotator)
         if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
-            cleaned = assignment.item.labels_clean(labels, keys)
-            active = _active(assignment, active_seconds, now)
-            label_set = LabelSet.objects.create(
-                assignment=assignment,
-                project_id=assignment.project_id,
-                item_id=assignment.item_id,
-                annotator=annotator,
-                labels=cleaned,
-                active_seconds=active,
-                submitted_at=now,
-            )
-            Assignment.objects.filter(pk=assignment.pk).update(
-                state=State.SUBMITTED, finished_at=now, active_seconds=active, draft=None
-            )
-            Item.objects.filter(pk=assignment.item_id).update(
-                submitted_count=F("submitted_count") + 1
-            )
-            # Under the same lock as the count: the queue reads both in one filter.
-            item_dispute_update(project=assignment.project, item_id=assignment.item_id, keys=keys)
-            # Scores the label set against gold if the item is a control (the
-            # label set is kept; selectors.quality leaves it out of the data).
-            control_record(label_set=label_set, keys=keys)
-            report_labels_arrived(project_id=assignment.project_id)
+            label_set, _ = _store(assignment, annotator, labels, active_seconds, keys, now)
             return label_set
     raise QueueError(_ended_message(assignment))
 

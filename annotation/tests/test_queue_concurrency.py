@@ -7,7 +7,12 @@ import pytest
 from django.db import connection
 
 from annotation.models import Assignment, Item, LabelSet
-from annotation.services import assignment_next, assignment_submit, project_update
+from annotation.services import (
+    assignment_next,
+    assignment_submit,
+    assignment_submit_next,
+    project_update,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -199,3 +204,30 @@ def test_adaptive_leases_at_once_never_pass_k_min_before_a_dispute(project, make
     assert len(given) == 10 == len(set(given))
     held = Counter(Assignment.objects.filter(pk__in=given).values_list("item_id", flat=True))
     assert set(held.values()) == {2}
+
+
+def test_submits_that_lease_the_next_item_fill_each_item_exactly_k_times(
+    project, make_items, members
+):
+    make_items(project, 40)
+    people = members(12)
+
+    def work(index):
+        person, done = people[index], 0
+        assignment = assignment_next(project=project, annotator=person)
+        while assignment is not None:
+            submitted = assignment_submit_next(
+                assignment_id=assignment.pk, annotator=person, labels=[[], ["trend_error"]]
+            )
+            assert submitted.refusal is None
+            assignment, done = submitted.next, done + 1
+        return done
+
+    done = run_threads(len(people), work)
+    assert sum(done) == 40 * 3
+    per_item = Counter(LabelSet.objects.values_list("item_id", flat=True))
+    assert set(per_item.values()) == {3} and len(per_item) == 40
+    pairs = list(LabelSet.objects.values_list("item_id", "annotator_id"))
+    assert len(pairs) == len(set(pairs))
+    assert not Assignment.objects.filter(state=Assignment.State.LEASED).exists()
+    assert set(Item.objects.values_list("filled_count", "submitted_count")) == {(3, 3)}

@@ -1,18 +1,22 @@
 // The caption labelling page: keyboard-first toggles, autosaved drafts, active time, zoom.
 // State lives on the server: every change is saved as a draft, so a reload resumes.
+// A submit answers with the next item (rendered by the server), shown without a page load.
+// Every word shown comes from the page (#work-text), so it is translated with the templates.
 (() => {
   "use strict";
 
   const stateEl = document.getElementById("work-state");
   if (!stateEl) return;
-  const state = JSON.parse(stateEl.textContent);
+  let state = JSON.parse(stateEl.textContent);
   const root = document.getElementById("work");
-  const rows = Array.from(root.querySelectorAll(".sentence"));
+  let rows = Array.from(root.querySelectorAll(".sentence"));
+  const words = document.getElementById("work-text").dataset;
+  const say = (name, value) => words[name].replace("%s", value === undefined ? "" : value);
   const statusEl = document.getElementById("save-status");
   const errorEl = document.getElementById("work-error");
   const submitBtn = document.getElementById("submit");
   const csrf = root.querySelector("[name=csrfmiddlewaretoken]").value;
-  const byShortcut = new Map(state.categories.map((c) => [c.shortcut.toLowerCase(), c.key]));
+  let byShortcut = new Map(state.categories.map((c) => [c.shortcut.toLowerCase(), c.key]));
 
   let current = 0;
   let dirty = false;
@@ -85,10 +89,15 @@
     return Array.from(el.parentElement.children).indexOf(el);
   }
 
-  rows.forEach((row, n) => {
-    row.addEventListener("focusin", () => { if (current !== n) setCurrent(n); });
-    row.querySelectorAll(".toggle").forEach((button) =>
-      button.addEventListener("click", () => toggle(button)));
+  // Delegated, so the rows of the next item work without binding anything again.
+  root.addEventListener("focusin", (event) => {
+    const row = event.target.closest(".sentence");
+    const n = row ? rows.indexOf(row) : -1;
+    if (n >= 0 && current !== n) setCurrent(n);
+  });
+  root.addEventListener("click", (event) => {
+    const button = event.target.closest(".sentence .toggle");
+    if (button) toggle(button);
   });
 
   // ---- saving drafts ----
@@ -100,7 +109,7 @@
 
   function scheduleSave() {
     clearTimeout(saveTimer);
-    setStatus("Saving…");
+    setStatus(say("saving"));
     saveTimer = setTimeout(() => saveNow(), 400);
   }
 
@@ -119,7 +128,7 @@
 
   function problem(result) {
     const errors = result.data && result.data.errors ? Object.values(result.data.errors).flat() : [];
-    return errors[0] || (result.data && result.data.detail) || `The server answered ${result.status}.`;
+    return errors[0] || (result.data && result.data.detail) || say("server", result.status);
   }
 
   async function saveNow(options = {}) {
@@ -137,18 +146,18 @@
       if (result.ok) {
         savedActiveMs = seconds * 1000;
         const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
-        setStatus(`Draft saved ${at}`);
+        setStatus(say("saved", at));
         showError("");
       } else if (result.status === 409 || result.status === 404) {
         endWith(problem(result));
       } else {
         dirty = true;
-        setStatus("Not saved");
+        setStatus(say("notSaved"));
         showError(problem(result));
       }
     } catch (e) {
       dirty = true;
-      setStatus("Offline: not saved yet, retrying");
+      setStatus(say("offline"));
       saveTimer = setTimeout(() => saveNow(), 5000);
     } finally {
       if (saving === request) saving = null;
@@ -164,8 +173,8 @@
     submitBtn.disabled = true;
     const link = document.createElement("a");
     link.href = state.urls.next;
-    link.textContent = " Get the next item";
-    errorEl.appendChild(link);
+    link.textContent = say("nextLink");
+    errorEl.append(" ", link);
   }
 
   // ---- confirmation (qualification rounds): the first Enter or click asks, the second submits ----
@@ -194,13 +203,18 @@
     submitBtn.disabled = true;
     clearTimeout(saveTimer);
     if (saving) { try { await saving; } catch (e) { /* the submit carries the labels anyway */ } }
-    setStatus("Submitting…");
+    setStatus(say("submitting"));
     try {
       const result = await send(state.urls.submit, "POST", { labels: labels(), active_seconds: activeSeconds() });
-      if (result.status === 201) {
+      if (result.ok && result.data.rows) {
+        advance(result.data);
+        return;
+      }
+      if (result.ok) {
+        // Nothing more here (done, paused) or a qualification round: the server's page says what next.
         finished = true;
-        setStatus("Submitted. Loading the next item…");
-        window.location.assign(state.urls.next);
+        setStatus(say("loading"));
+        window.location.assign(result.data.url || state.urls.next);
         return;
       }
       if (result.status === 409 || result.status === 404) { endWith(problem(result)); return; }
@@ -208,7 +222,7 @@
       showError(problem(result));
     } catch (e) {
       setStatus("");
-      showError("Could not reach the server. Your draft is kept; try again in a moment.");
+      showError(say("unreachable"));
     }
     submitBtn.disabled = false;
   }
@@ -254,13 +268,13 @@
     if (!def) return;
     tip.replaceChildren();
     const name = document.createElement("strong");
-    name.textContent = `${def.dataset.name} error`;
+    name.textContent = say("tipName", def.dataset.name);
     const text = document.createElement("span");
     text.textContent = ` ${def.dataset.definition}`;
     tip.append(name, text);
     if (def.dataset.example) {
       const example = document.createElement("em");
-      example.textContent = `Example: “${def.dataset.example}”`;
+      example.textContent = say("tipExample", def.dataset.example);
       tip.append(document.createElement("br"), example);
     }
     tip.hidden = false;
@@ -272,13 +286,18 @@
     tip.style.top = `${rect.bottom + window.scrollY + 6}px`;
   }
   const hideTip = () => { tip.hidden = true; };
-  root.querySelectorAll(".toggle").forEach((button) => {
-    // Touch screens fire hover on tap; there the guidelines dialog explains the categories.
-    button.addEventListener("pointerenter", (event) => { if (event.pointerType === "mouse") showTip(button); });
-    button.addEventListener("pointerleave", hideTip);
-    button.addEventListener("focus", () => { if (keyboardMode) showTip(button); });
-    button.addEventListener("blur", hideTip);
+  // Delegated like the toggles' clicks. Touch screens fire hover on tap; there the
+  // guidelines dialog explains the categories.
+  root.addEventListener("pointerover", (event) => {
+    const button = event.target.closest(".toggle");
+    if (button && event.pointerType === "mouse") showTip(button);
   });
+  root.addEventListener("pointerout", (event) => { if (event.target.closest(".toggle")) hideTip(); });
+  root.addEventListener("focusin", (event) => {
+    const button = event.target.closest(".toggle");
+    if (button && keyboardMode) showTip(button);
+  });
+  root.addEventListener("focusout", (event) => { if (event.target.closest(".toggle")) hideTip(); });
 
   // ---- dialogs ----
   const guidelines = document.getElementById("guidelines-dialog");
@@ -350,19 +369,60 @@
 
   // Lease countdown: warn before the item goes back to the pool.
   const leaseEl = document.getElementById("lease");
-  const expires = new Date(state.expiresAt).getTime();
+  let expires = new Date(state.expiresAt).getTime();
   function showLease() {
     const minutes = Math.floor((expires - Date.now()) / 60000);
     if (minutes < 0) {
-      leaseEl.textContent = "Lease expired";
+      leaseEl.textContent = say("leaseExpired");
       leaseEl.classList.add("warn");
     } else {
-      leaseEl.textContent = minutes < 1 ? "Lease ends in under a minute" : `Lease ends in ${minutes} min`;
+      leaseEl.textContent = minutes < 1 ? say("leaseSoon") : say("leaseMinutes", minutes);
       leaseEl.classList.toggle("warn", minutes < 3);
     }
   }
   showLease();
   setInterval(showLease, 15000);
+
+  // ---- the next item, from the submit's response ----
+  const itemRows = document.getElementById("item-rows");
+  function advance(data) {
+    const next = data.state;
+    if (!itemRows || Boolean(chart) !== Boolean(next.image)) {
+      // A page without the swappable parts, or a chart pane of another kind: load it.
+      finished = true;
+      window.location.assign(next.urls.next);
+      return;
+    }
+    state = next;
+    stateEl.textContent = JSON.stringify(state);  // the page's record of its lease stays true
+    itemRows.innerHTML = data.rows;  // rendered and escaped by the server's template
+    document.getElementById("progress").innerHTML = data.progress;
+    rows = Array.from(root.querySelectorAll(".sentence"));
+    byShortcut = new Map(state.categories.map((c) => [c.shortcut.toLowerCase(), c.key]));
+    if (chart) {
+      chart.src = state.image;
+      const link = document.getElementById("chart-link");
+      if (link) link.href = state.image;
+    }
+    setZoom(1);
+    frame.scrollTop = 0;
+    document.getElementById("skip-form").action = state.urls.skip;
+    activeMs = Math.round((state.activeSeconds || 0) * 1000);
+    savedActiveMs = activeMs;
+    lastTick = performance.now();
+    dirty = false;
+    finished = false;
+    expires = new Date(state.expiresAt).getTime();
+    showLease();
+    hideTip();
+    showError("");
+    const restored = state.draft.some((keys) => keys.length);
+    setStatus(restored ? say("draftRestored") : say("submitted"));
+    submitBtn.disabled = false;
+    setCurrent(0);
+    rows[0].focus({ preventScroll: true });
+    window.scrollTo({ top: 0 });
+  }
 
   setCurrent(0);
   rows[0].focus({ preventScroll: true });

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from django.db import transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from annotation.assignment.strategy import control_due
@@ -35,11 +36,25 @@ PAUSED_MESSAGE = (
 BLOCKED_MESSAGE = "Thank you for your work. This project has no more items for you."
 
 
-def work_gate(*, project: Project, annotator) -> Qualification | None:
-    """Refuse new work to anyone not qualified, paused or blocked; None when the project has no rounds."""
-    qualification = Qualification.objects.filter(project=project, annotator=annotator).first()
+def work_gate(
+    *, project: Project, annotator, rounds: bool | None = None, qualification=None, read=True
+) -> Qualification | None:
+    """Refuse new work to anyone not qualified, paused or blocked; None when the project has no rounds.
+
+    A caller that has read them already passes ``rounds`` (whether the project
+    has qualification rounds) and ``qualification`` with ``read=False``, which
+    saves the queue those queries on its hot path.
+    """
+    if read:
+        qualification = Qualification.objects.filter(project=project, annotator=annotator).first()
+
+    def has_rounds() -> bool:
+        if rounds is not None:
+            return rounds
+        return QualificationRound.objects.filter(project=project).exists()
+
     if qualification is None:
-        if not QualificationRound.objects.filter(project=project).exists():
+        if not has_rounds():
             return None
         raise QualityError(
             "Please take the qualification rounds first.", status=403, code="not_qualified"
@@ -55,18 +70,21 @@ def work_gate(*, project: Project, annotator) -> Qualification | None:
             "Thank you for taking the qualification rounds. This project has no work for you.",
             status=403, code="eliminated",
         )  # fmt: skip
-    if not QualificationRound.objects.filter(project=project).exists():
+    if not has_rounds():
         return qualification
     raise QualityError(
         "Please take the qualification rounds first.", status=403, code="not_qualified"
     )
 
 
-def control_wanted(*, project: Project, qualification: Qualification | None) -> bool:
-    """Whether this annotator's next item should be a control (a fresh random draw each time)."""
+def control_wanted(*, project: Project, qualification: Qualification | None, policy=None) -> bool:
+    """Whether this annotator's next item should be a control (a fresh random draw each time).
+
+    ``policy``: the project's quality policy when the caller has it already.
+    """
     if qualification is None:
         return False
-    policy = policy_for(project)
+    policy = policy or policy_for(project)
     return control_due(
         taken=qualification.items_taken,
         given=qualification.controls_given,
@@ -94,19 +112,23 @@ def control_tally(*, qualification: Qualification | None, control: bool) -> None
         )
 
 
-def control_record(*, label_set: LabelSet, keys: list[str]) -> float | None:
+def control_record(*, label_set: LabelSet, keys: list[str]) -> Qualification | None:
     """Score a submitted label set if its item is a control; may pause the annotator.
 
-    Ordinary items run the very same statements: the same two reads and one
-    UPDATE of the annotator's standing (only its values differ), so a submit's
-    response time does not tell a control apart (bench/bench_controls.py).
-    ``keys`` are the project's category keys, which the submit has already read.
-    Returns the control's score, or None for an ordinary item.
+    Ordinary items run the very same statements: one read (the annotator's
+    standing, locked, with the item's gold labels if it has any) and one UPDATE
+    of the standing (only its values differ), so a submit's response time does
+    not tell a control apart (bench/bench_controls.py). ``keys`` are the
+    project's category keys, which the submit has already read. Returns the
+    annotator's locked, updated standing (None without one), which a submit
+    that leases the next item reuses for the work gate.
     """
-    gold = GoldItem.objects.filter(item_id=label_set.item_id).first()
+    gold = GoldItem.objects.filter(item_id=label_set.item_id).values("labels")[:1]
+    # The annotator's row is read only when this label set pauses them (for the audit log).
     qualification = (
         Qualification.objects.select_for_update(of=("self",))
-        .select_related("project__quality", "annotator")
+        .select_related("project__quality")
+        .annotate(gold_labels=Subquery(gold))
         .filter(project_id=label_set.project_id, annotator_id=label_set.annotator_id)
         .first()
     )
@@ -114,13 +136,12 @@ def control_record(*, label_set: LabelSet, keys: list[str]) -> float | None:
         return None
     project = qualification.project
     policy = getattr(project, "quality", None) or policy_for(project)
-    value = None
-    if gold is not None:
-        value = score_labels(label_set.labels, gold.labels, keys).value(policy.control_rule)
+    if qualification.gold_labels is not None:
+        value = score_labels(label_set.labels, qualification.gold_labels, keys)
         qualification.controls_done += 1
-        qualification.control_score_sum += value
+        qualification.control_score_sum += value.value(policy.control_rule)
     _pause_if_below(qualification, policy, actor=None)
-    return value
+    return qualification
 
 
 def control_label_sets(qualification: Qualification):

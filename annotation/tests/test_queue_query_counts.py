@@ -1,0 +1,72 @@
+"""Statements per annotator request on the hot path: next, submit, and submit with the next lease.
+
+The counts include the transaction's SAVEPOINT and RELEASE (BEGIN and COMMIT
+outside tests). Before submit returned the next lease, an item cost two
+requests: 12 statements to lease it (14 under quality control) and 10 to submit
+it (11). The numbers are exact so that a change that adds a statement is seen.
+"""
+
+import pytest
+
+from annotation.tests.quality_setup import qualify, with_rounds
+
+pytestmark = pytest.mark.django_db
+
+# (ordinary project, project with qualification rounds and control items)
+NEXT = {False: 11, True: 14}
+NEXT_RESUMED = {False: 5, True: 5}
+SUBMIT = {False: 9, True: 10}
+SUBMIT_AND_NEXT = {False: 14, True: 17}
+
+
+@pytest.fixture(params=[False, True], ids=["plain", "quality"])
+def setup(request, project, make_items, members, client_for, researcher):
+    quality = request.param
+    if quality:
+        with_rounds(project, make_items, researcher, controls=3, control_rate=0.2,
+                    min_controls=100)  # fmt: skip
+    make_items(project, 6)
+    (anna,) = members(1)
+    if quality:
+        qualify(project, anna)
+    return quality, client_for(anna)
+
+
+def _next_url(project):
+    return f"/api/v1/annotator/projects/{project.slug}/next/"
+
+
+def _submit_url(lease):
+    return f"/api/v1/annotator/assignments/{lease['id']}/submit/"
+
+
+def test_next_costs_a_fixed_number_of_statements(setup, project, django_assert_num_queries):
+    quality, api = setup
+    with django_assert_num_queries(NEXT[quality]):
+        assert api.post(_next_url(project)).status_code == 200
+    with django_assert_num_queries(NEXT_RESUMED[quality]):
+        assert api.post(_next_url(project)).status_code == 200
+
+
+def test_submit_costs_a_fixed_number_of_statements(setup, project, django_assert_num_queries):
+    quality, api = setup
+    lease = api.post(_next_url(project)).json()
+    with django_assert_num_queries(SUBMIT[quality]):
+        response = api.post(_submit_url(lease), {"labels": [[], []]}, format="json")
+    assert response.status_code == 201
+
+
+def test_submit_with_the_next_lease_costs_less_than_the_two_requests(
+    setup, project, django_assert_num_queries
+):
+    quality, api = setup
+    lease = api.post(_next_url(project)).json()
+    for _ in range(2):  # the same for every item
+        with django_assert_num_queries(SUBMIT_AND_NEXT[quality]):
+            response = api.post(
+                _submit_url(lease), {"labels": [[], []], "next": True}, format="json"
+            )
+        assert response.status_code == 201
+        lease = response.json()["next"]
+        assert lease is not None
+    assert SUBMIT_AND_NEXT[quality] < NEXT[quality] + SUBMIT[quality]
