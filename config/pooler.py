@@ -12,9 +12,10 @@ def pooled_database(database: dict, pooler: str) -> dict:
 
     PgBouncer in transaction pooling mode: each transaction may run on another server
     connection, so nothing session-level may be relied on.
-    - psycopg prepares a statement after it has run 5 times on a connection
-      (prepare_threshold) and reuses it by name: the next transaction's server connection
-      does not have it. None turns that off (PgBouncer before 1.21 cannot track them).
+    - Prepared statements: Django binds parameters on the client by default, which prepares
+      nothing; with OPTIONS server_side_binding psycopg would prepare a statement after 5
+      runs and reuse it by name on a server connection that may not have it.
+      prepare_threshold None rules that out (PgBouncer before 1.21 cannot track them).
     - Server-side cursors outside a transaction: core.db.pgbouncer keeps them inside
       transactions only.
     """

@@ -104,8 +104,10 @@ def buckets_create(endpoint: str, public: str, private: str) -> None:
 def pgbouncer_start(folder: Path, *, pool_size: int = 2) -> tuple[subprocess.Popen, int]:
     """PgBouncer in transaction pooling mode in front of 127.0.0.1:5432, few server connections.
 
-    A small pool makes the nodes' transactions share server connections, so anything
-    session-level (prepared statements, WITH HOLD cursors) would break the test.
+    A small pool used in turn (server_round_robin, and min_pool_size so both connections
+    exist from the start) makes one client's consecutive transactions land on different
+    server connections even when requests come one at a time, so anything session-level
+    (prepared statements, WITH HOLD cursors) breaks the test rather than passing by luck.
     """
     port = free_port()
     # Its own world-readable folder: PgBouncer refuses to run as root and reads its files
@@ -118,7 +120,8 @@ def pgbouncer_start(folder: Path, *, pool_size: int = 2) -> tuple[subprocess.Pop
         "[databases]\n* = host=127.0.0.1 port=5432\n"
         f"[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
         f"auth_type = trust\nauth_file = {folder / 'users.txt'}\npool_mode = transaction\n"
-        f"default_pool_size = {pool_size}\nmax_client_conn = 200\n"
+        f"default_pool_size = {pool_size}\nmin_pool_size = {pool_size}\nmax_client_conn = 200\n"
+        "server_round_robin = 1\n"
         "ignore_startup_parameters = extra_float_digits,options\n"
     )
     for path in (folder / "users.txt", ini):
