@@ -9,6 +9,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.pooler import pooled_database
 from config.storage_settings import public_media_origins, storages_from_env
+from core.checks import shared_state_check
 from core.tests.test_settings_switching import ROOT, run_probe
 
 
@@ -92,3 +93,15 @@ def test_the_pgbouncer_backend_loads():
     code = "from core.db.pgbouncer.base import DatabaseWrapper; print(DatabaseWrapper.vendor)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "postgresql", out.stderr
+
+
+def test_the_deploy_check_names_node_local_state_with_buckets(settings):
+    settings.CHARTROOM_STORAGE = "s3"
+    settings.CACHE_URL = settings.CELERY_BROKER_URL = ""
+    assert [w.id for w in shared_state_check(None)] == ["chartroom.W001", "chartroom.W002"]
+    settings.CACHE_URL = "redis://127.0.0.1:6379/1"
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    assert shared_state_check(None) == []
+    settings.CHARTROOM_STORAGE = "local"
+    settings.CACHE_URL = ""
+    assert shared_state_check(None) == []
