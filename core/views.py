@@ -125,7 +125,7 @@ def media(request, path: str):
         if not default_storage.exists(path):
             raise Http404("No such file.")
         handle = default_storage.open(path, "rb")
-    except SuspiciousFileOperation as exc:
+    except (SuspiciousFileOperation, OSError) as exc:  # outside the folder, or a folder
         raise Http404("No such file.") from exc
     response = FileResponse(handle, content_type=mimetypes.guess_type(path)[0])
     # Stored names are content hashes, so a file at a URL never changes.

@@ -16,8 +16,11 @@ def test_a_chart_image_is_served_with_a_year_of_immutable_caching(client, settin
     assert response["Cache-Control"] == "public, max-age=31536000, immutable"
 
 
-@pytest.mark.parametrize("path", ["charts/none.png", "../private/x", "%2e%2e/secret_key"])
-def test_missing_files_and_paths_outside_the_folder_are_404(client, path):
+@pytest.mark.parametrize(
+    "path", ["charts/none.png", "../private/x", "%2e%2e/secret_key", "charts/", "charts"]
+)
+def test_missing_files_folders_and_paths_outside_the_folder_are_404(client, path):
+    default_storage.save("charts/ab/abc123.png", ContentFile(b"png bytes"))
     assert client.get(f"/media/{path}").status_code == 404
 
 
