@@ -25,7 +25,8 @@ def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
     for item in items:
         if (item.get_closest_marker("postgres") and not has_postgres) or (
-            item.get_closest_marker("worker") and not (has_broker and has_postgres)
+            (item.get_closest_marker("worker") or item.get_closest_marker("multinode"))
+            and not (has_broker and has_postgres)
         ):
             drop.append(item)
         else:

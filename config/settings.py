@@ -18,7 +18,9 @@ from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import envbool, envint, envlist
+from config.pooler import pooled_database
 from config.security import weak_secret_key_reason
+from config.storage_settings import public_media_origins, storage_mode, storages_from_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CHARTROOM_VAR_DIR", BASE_DIR / "var"))
@@ -159,14 +161,20 @@ WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 MEDIA_URL = "/media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 PRIVATE_MEDIA_ROOT = Path(os.environ.get("PRIVATE_MEDIA_ROOT", VAR_DIR / "private"))
+# --- file storage (several machines: config/storage_settings.py) ----------------------------
+# Public chart images ("default") and private files ("private": uploads, exports, job results)
+# in MEDIA_ROOT and PRIVATE_MEDIA_ROOT, or with CHARTROOM_STORAGE=s3 in two S3-compatible
+# buckets that every node shares.
+CHARTROOM_STORAGE = storage_mode()
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    **storages_from_env(),
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG or TESTING
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+# --- end of file storage ----------------------------------------------------------------------
 
 # Bodies larger than this are refused before a view sees them; file uploads have
 # their own, larger limit checked by the upload validators.
@@ -388,3 +396,23 @@ AXES_VERBOSE = False
 # create this many accounts per hour (core.security.rate_limit_hit, in the cache).
 CHARTROOM_SIGNUP_LIMIT = envint("CHARTROOM_SIGNUP_LIMIT", 20)
 CHARTROOM_SIGNUP_WINDOW_SECONDS = envint("CHARTROOM_SIGNUP_WINDOW_SECONDS", 3600)
+
+# --- several machines (README "Running on several machines") ---------------------------------
+# Many web and worker nodes share PostgreSQL, Redis and two buckets; nothing that one request
+# leaves behind may stay on one node's disk or in one process's memory.
+# A connection pooler: DATABASE_URL then points at PgBouncer (config/pooler.py says why each
+# setting).
+DB_POOLER = os.environ.get("DB_POOLER", "").strip()
+if DB_POOLER:
+    if not DATABASE_URL:
+        raise ImproperlyConfigured("DB_POOLER needs DATABASE_URL (the pooler's address).")
+    DATABASES["default"] = pooled_database(DATABASES["default"], DB_POOLER)
+# Chart images come from the bucket's origin when it is not this site.
+CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"] += public_media_origins()
+if CHARTROOM_STORAGE == "s3" and not os.environ.get("SECRET_KEY", "").strip():
+    # The generated key is per var/ folder, so per node: a session or CSRF token signed by
+    # one node would be refused by the next.
+    raise ImproperlyConfigured(
+        "CHARTROOM_STORAGE=s3 (several nodes) needs SECRET_KEY set, the same on every node."
+    )
+# --- end of several machines ------------------------------------------------------------------

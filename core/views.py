@@ -1,17 +1,19 @@
+import mimetypes
 import sys
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import JsonResponse
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django.views.static import serve
 
+from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error
 from core.decorators import researcher_required
-from core.health import broker_status, database_status
+from core.health import broker_status, database_status, storage_status
 from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
@@ -61,10 +63,12 @@ def token_revoke(request, pk: int):
 def healthz(request):
     database = database_status()
     broker = broker_status()
+    storage = storage_status()
     body = {
-        "status": "ok" if database["ok"] and broker["ok"] else "degraded",
+        "status": "ok" if database["ok"] and broker["ok"] and storage["ok"] else "degraded",
         "database": database,
         "broker": broker,
+        "storage": storage,
     }
     if not database["ok"]:
         body["status"] = "down"
@@ -112,10 +116,20 @@ def server_error_page(request):
 
 @require_GET
 def media(request, path: str):
-    """Public media (chart images), read from MEDIA_ROOT at request time."""
-    response = serve(request, path, document_root=settings.MEDIA_ROOT)
+    """Public media (chart images), read through the default storage at request time.
+
+    With a bucket (CHARTROOM_STORAGE=s3) pages link to the bucket's own URLs; this view then
+    only answers old /media/ links, from the same bucket.
+    """
+    try:
+        if not default_storage.exists(path):
+            raise Http404("No such file.")
+        handle = default_storage.open(path, "rb")
+    except (SuspiciousFileOperation, OSError) as exc:  # outside the folder, or a folder
+        raise Http404("No such file.") from exc
+    response = FileResponse(handle, content_type=mimetypes.guess_type(path)[0])
     # Stored names are content hashes, so a file at a URL never changes.
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
+    response["Cache-Control"] = IMMUTABLE
     return response
 
 
