@@ -10,8 +10,8 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import Count, Min, Q
@@ -27,6 +27,9 @@ from studies.models import (
     Study,
     Trial,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHUNK = 5000
 
@@ -150,6 +153,8 @@ def fastest_trial_ms(study: Study) -> dict[int, int]:
 
 def chart_catalogue(study: Study) -> pd.DataFrame:
     """The study's charts: chart_id, group, question, version, chart type, manipulation, ..."""
+    import pandas as pd
+
     rows = (
         Chart.objects.filter(question__study_pairs__study=study)
         .order_by("chart_id")
@@ -208,6 +213,8 @@ def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame
     A trial without a response is unanswered (correct missing), which HMI counts
     as not correct. One query, streamed.
     """
+    import pandas as pd
+
     ids = list(session_ids)
     participant, chart, correct = [], [], []
     if ids:

@@ -9,13 +9,17 @@ built, and the sentences that kappa and p leave out are listed with the reason.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from analysis.agreement import agreement_with_majority, pairwise_cohen_kappa
 from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEFT_OUT_IDS = 200
 FACTUAL = "factual"
@@ -56,6 +60,8 @@ def _first_counts(rated: pd.DataFrame, marks: np.ndarray, first: int) -> dict:
     by primary key), so an annotator's rank on an item is the order in which
     their first row appears.
     """
+    import pandas as pd
+
     pairs = rated[["item", "rater"]].drop_duplicates()
     rank = pairs.assign(rank=pairs.groupby("item").cumcount()).set_index(["item", "rater"])["rank"]
     keep = rank.reindex(pd.MultiIndex.from_frame(rated[["item", "rater"]])).to_numpy() < first
@@ -90,6 +96,8 @@ def agreement_section(
     numbers of raters, so kappa and p take each item's first ``first`` label
     sets (``analysis.decisions.decision_statistics_unequal``).
     """
+    import pandas as pd
+
     if not len(decisions):
         return None
     factual_keys = [c.key for c in categories if c.factual]
@@ -184,6 +192,8 @@ def _basis(k: int, first: int | None) -> str:
 
 def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) -> list[dict]:
     """How each annotator agrees with the majority: on factuality and on every category decision."""
+    import pandas as pd
+
     on_factual = agreement_with_majority(
         rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
     ).set_index("rater")

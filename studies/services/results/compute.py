@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from django.utils import timezone
 
 from analysis.against_paper import kendall_vs_paper
@@ -18,6 +19,9 @@ from analysis.log_odds import log_odds_by_group
 from studies.models import Study, StudyResults
 from studies.selectors import results as sel
 from studies.services.results.exclusion import study_exclusion
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NO_PARTICIPANTS = (
     "No included participants yet, so there is nothing to analyse. "
@@ -35,6 +39,8 @@ def chart_hmi_frame(catalogue: pd.DataFrame, counts: dict[int, tuple]) -> pd.Dat
     ``counts`` is chart pk -> (n, n_wrong, n_unanswered), counted by the database
     (``sel.chart_error_counts``): the HMI table needs no trial-level frame.
     """
+    import pandas as pd
+
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
     frame = pd.DataFrame(
         [counts[pk] for pk in counts],
@@ -73,6 +79,8 @@ def results_compute(
 
     ``report(progress, message)`` hears of each step (a job's reporter, for its status panel).
     """
+    import pandas as pd
+
     exclusion = study_exclusion(study)
     funnel = exclusion.funnel()
     excluded = _decision_rows(exclusion)
