@@ -223,10 +223,14 @@ def measure(project_id: int, queue) -> None:
     django.setup()
     import tracemalloc
 
+    # Imports and Django's own start-up are not the report's cost: the statistics libraries
+    # load on first use, which a long-lived worker paid long before.
+    import krippendorff  # noqa: F401
     import matplotlib.backends.backend_svg  # noqa: F401
+    import pandas  # noqa: F401
+    import scipy.stats  # noqa: F401
+    import statsmodels.api  # noqa: F401
 
-    # Imports and Django's own start-up are not the report's cost.
-    import analysis.captions  # noqa: F401
     from annotation.models import Project
     from annotation.services.reports import report_compute, report_store
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.agreement import agreement_with_majority, pairwise_cohen_kappa
+from analysis.agreement import pairwise_cohen_kappa
+from analysis.binary_majority import binary_agreement_with_majority
 from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
@@ -194,11 +195,16 @@ def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) 
     """How each annotator agrees with the majority: on factuality and on every category decision."""
     import pandas as pd
 
-    on_factual = agreement_with_majority(
-        rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
+    # Both decisions are yes/no: counted with numpy, not over a long frame of every category.
+    sentence = decisions.item * (int(decisions.sentence.max()) + 1) + decisions.sentence
+    on_factual = binary_agreement_with_majority(
+        sentence, decisions.rater, rated["nonfactual"].to_numpy()
     ).set_index("rater")
-    on_all = agreement_with_majority(
-        decisions.frame(), item=["item", "sentence", "category"], category="value"
+    width = len(decisions.categories)
+    on_all = binary_agreement_with_majority(
+        np.repeat(sentence * width, width) + np.tile(np.arange(width), len(sentence)),
+        np.repeat(decisions.rater, width),
+        decisions.marks.reshape(-1),
     ).set_index("rater")
     volume = pd.DataFrame(
         {
