@@ -381,7 +381,8 @@ def _export_in_child(study_pk: int, slug: str, path: str, queue) -> None:
     import django
 
     django.setup()
-    import pyarrow.parquet  # noqa: F401  (imports are not the export's cost)
+    if "parquet" in slug:
+        import pyarrow.parquet  # noqa: F401  (imports are not the export's cost)
 
     from studies.models import Study
     from studies.services.exports import export_write
@@ -417,7 +418,8 @@ def export_figures(study, *, traced: bool = False):
             print(f"{'Export ' + slug + ' (streamed to a file, own process)':<58} {seconds:8.2f} s")
             print(
                 f"  {path.stat().st_size / 2**20:.0f} MiB written; peak RSS {peak:.0f} MiB "
-                f"({baseline:.0f} MiB after start-up, {peak - baseline:.0f} MiB for the export)"
+                f"({baseline:.0f} MiB after start-up, {peak - baseline:.0f} MiB for the export); "
+                f"target < 150 MiB: {'met' if peak < 150 else 'NOT met'}"
             )
         if not traced:
             return
