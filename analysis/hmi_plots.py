@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analysis.svg import figure_to_svg
+from analysis.tables import require_columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -143,11 +144,7 @@ def paired_group_svg(group_table: pd.DataFrame, *, title: str | None = None) -> 
     from matplotlib.lines import Line2D
 
     frame = pd.DataFrame(group_table)
-    missing = [
-        c for c in ("group", "hmi_non_manipulated", "hmi_manipulated") if c not in frame.columns
-    ]
-    if missing:
-        raise ValueError(f"group_table is missing column(s) {missing}")
+    require_columns(frame, ("group", "hmi_non_manipulated", "hmi_manipulated"), "group_table")
     plain = pd.to_numeric(frame["hmi_non_manipulated"]).to_numpy(dtype=float)
     manipulated = pd.to_numeric(frame["hmi_manipulated"]).to_numpy(dtype=float)
     keep = np.isfinite(plain) | np.isfinite(manipulated)

@@ -301,6 +301,15 @@ def _group_effects_frame(
     )
 
 
+def _draw_errors(rng, eta, ability, inattentive, inattentive_error: float) -> np.ndarray:
+    """Participants x charts: whether each answer is wrong (inattentive ones at a flat rate)."""
+    from scipy.special import expit
+
+    p_error = expit(eta[None, :] - ability[:, None])
+    p_error[inattentive, :] = inattentive_error
+    return rng.random(p_error.shape) < p_error
+
+
 def simulate_trials(
     charts: pd.DataFrame,
     n_participants: int,
@@ -337,7 +346,6 @@ def simulate_trials(
     The same ``seed`` and inputs always give the same study.
     """
     import pandas as pd
-    from scipy.special import expit
 
     charts = pd.DataFrame(charts).reset_index(drop=True)
     version = _checked_versions(charts)
@@ -365,9 +373,7 @@ def simulate_trials(
     eta = _chart_log_odds(charts, is_manipulated, base, effect, difficulty)
 
     n_charts = len(charts)
-    p_error = expit(eta[None, :] - ability[:, None])
-    p_error[inattentive, :] = inattentive_error
-    wrong = rng.random((n_participants, n_charts)) < p_error
+    wrong = _draw_errors(rng, eta, ability, inattentive, inattentive_error)
     blank = rng.random((n_participants, n_charts)) < unanswered_rate
     position = _random_positions(rng, n_participants, n_charts)
 

@@ -72,6 +72,25 @@ def _no_progress(progress: float, message: str = "") -> None:
     pass
 
 
+def _trials_with_meta(trials: pd.DataFrame, catalogue: pd.DataFrame) -> pd.DataFrame:
+    """The trial rows with their chart's group, question, version and manipulation."""
+    import pandas as pd
+
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    return attach_chart_meta(
+        pd.DataFrame(
+            {
+                "participant": trials["participant"].astype(str),
+                "chart_id": trials["chart_pk"].map(code),
+                "correct": trials["correct"],
+            }
+        ),
+        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
+
+
 def results_compute(
     study: Study, *, seed: int | None = None, fit_models: bool = True, report=_no_progress
 ) -> dict:
@@ -79,8 +98,6 @@ def results_compute(
 
     ``report(progress, message)`` hears of each step (a job's reporter, for its status panel).
     """
-    import pandas as pd
-
     exclusion = study_exclusion(study)
     funnel = exclusion.funnel()
     excluded = _decision_rows(exclusion)
@@ -129,20 +146,7 @@ def results_compute(
         data["messages"].append(NO_PARTICIPANTS)
         return data
     # Trial rows only for what needs them: the chi-square tests and the models.
-    trials = sel.chart_trials_frame(study, ids)
-    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
-    with_meta = attach_chart_meta(
-        pd.DataFrame(
-            {
-                "participant": trials["participant"].astype(str),
-                "chart_id": trials["chart_pk"].map(code),
-                "correct": trials["correct"],
-            }
-        ),
-        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
-            columns={"group_manipulation": "manipulation"}
-        ),
-    )
+    with_meta = _trials_with_meta(sel.chart_trials_frame(study, ids), catalogue)
     report(0.4, "Chi-square tests")
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
