@@ -229,7 +229,6 @@ def measure(project_id: int, queue) -> None:
     import matplotlib.backends.backend_svg  # noqa: F401
     import pandas  # noqa: F401
     import scipy.stats  # noqa: F401
-    import statsmodels.api  # noqa: F401
 
     from annotation.models import Project
     from annotation.services.reports import report_compute, report_store
