@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.json_safe import json_safe
 from analysis.log_odds import MIXED_ESTIMATOR, kendall_tau
 from analysis.simulate import chartom_groups
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 AGAINST = "CHARTOM paper, Table 1 (log odds ratio of its mean HMIs per group)"
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import krippendorff
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -42,6 +44,8 @@ __all__ = [
 
 def _counts_array(counts) -> np.ndarray:
     """Validate an items x categories counts table and return it as int64."""
+    import pandas as pd
+
     try:
         raw = counts.to_numpy() if isinstance(counts, pd.DataFrame) else np.asarray(counts)
     except ValueError as exc:  # ragged nested lists
@@ -172,6 +176,8 @@ def gwet_ac1(counts) -> float:
 
 
 def _is_missing(value) -> bool:
+    import pandas as pd
+
     if value is None:
         return True
     if not pd.api.types.is_scalar(value):
@@ -205,6 +211,8 @@ def krippendorff_alpha(data, level: str = "nominal") -> float:
     tell apart). Raises ValueError for an unknown level, a table that is not
     2-D, non-numeric values at a numeric level, or no pairable values.
     """
+    import pandas as pd
+
     if level not in LEVELS:
         raise ValueError(f"unknown level of measurement {level!r}; use one of {', '.join(LEVELS)}")
     if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
@@ -247,6 +255,8 @@ def krippendorff_alpha(data, level: str = "nominal") -> float:
 
 
 def _alpha(numeric: np.ndarray, missing: np.ndarray, level: str) -> float:
+    import krippendorff
+
     pairable_units = (~missing).sum(axis=0) >= 2
     if not pairable_units.any():
         raise ValueError(
@@ -275,6 +285,8 @@ def cohen_kappa(a: Iterable, b: Iterable) -> float:
     (p_e = 1). Raises ValueError for sequences of different length or when no
     position has labels from both raters.
     """
+    import pandas as pd
+
     first, second = list(a), list(b)
     if len(first) != len(second):
         raise ValueError(
@@ -311,6 +323,8 @@ def _key_list(item: str | Sequence[str]) -> list[str]:
 
 def _rated_rows(frame: pd.DataFrame, keys: list[str], rater: str, category: str) -> pd.DataFrame:
     """The rows that carry a rating, checked for the columns and for double ratings."""
+    import pandas as pd
+
     if not isinstance(frame, pd.DataFrame):
         raise ValueError("ratings must be a pandas DataFrame in long form (item, rater, category)")
     needed = [*keys, rater, category]
@@ -358,6 +372,8 @@ def counts_table(
     Raises ValueError for missing columns, ratings without item or rater, a
     rater rating the same item twice, or a category outside ``categories``.
     """
+    import pandas as pd
+
     keys = _key_list(item)
     rated = _rated_rows(ratings, keys, rater, category)
     if categories is not None:
@@ -396,6 +412,8 @@ def pairwise_cohen_kappa(
     ``nan`` when both used a single shared label). Pairs without a shared item
     are left out, since no kappa exists for them.
     """
+    import pandas as pd
+
     keys = _key_list(item)
     rated = _rated_rows(frame, keys, rater, category)
     result_columns = ["rater_a", "rater_b", "n", "kappa"]
@@ -439,6 +457,8 @@ def agreement_with_majority(
     Returns one row per rater with columns ``rater``, ``n`` (ratings counted),
     ``agree``, ``share`` (agree / n, ``nan`` when n = 0) and ``tied``.
     """
+    import pandas as pd
+
     keys = _key_list(item)
     rated = _rated_rows(frame, keys, rater, category)
     result_columns = ["rater", "n", "agree", "share", "tied"]

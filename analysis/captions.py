@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
 
 from analysis.splits import DEFAULT_SPLIT_MAP, SPLITS
 from analysis.svg import figure_to_svg
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Section 2.1 error typology, under the label names of the released data.
 CATEGORIES = (
@@ -108,6 +109,8 @@ class ErrorRateTables(NamedTuple):
 
 
 def _require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    import pandas as pd
+
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"{what} must be a pandas DataFrame")
     absent = [c for c in columns if c not in frame.columns]
@@ -117,6 +120,8 @@ def _require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> 
 
 def _ordered(values: Iterable, preferred: Sequence) -> list:
     """``preferred`` values first in their order, then any others sorted."""
+    import pandas as pd
+
     if isinstance(values, pd.Series):
         # Series.unique keeps the order of appearance, in C: iterating 100,000 Arrow-backed
         # strings one by one in Python took a second per table.
@@ -154,6 +159,8 @@ def majority_vote(decisions: pd.DataFrame, tie: str = "negative") -> pd.DataFram
     other than True/False, or a rater deciding the same sentence and category
     twice.
     """
+    import pandas as pd
+
     if tie not in TIE_RULES:
         raise ValueError(f"unknown tie rule {tie!r}; use 'negative' or 'positive'")
     keys = ["item", "sentence", "category"]
@@ -237,6 +244,8 @@ def sentence_frame(
     Raises ValueError for a record missing a key, sentences and labels of
     different lengths, an unknown label, or a model ``split_map`` lacks.
     """
+    import pandas as pd
+
     categories = tuple(categories)
     factual_categories = tuple(factual_categories)
     unknown = [c for c in factual_categories if c not in categories]
@@ -307,6 +316,8 @@ def factuality_table(sentences_df: pd.DataFrame) -> pd.DataFrame:
     Captions are told apart by ``record`` when the frame has it, so a record
     repeated in the input counts twice as in the paper, otherwise by ``item``.
     """
+    import pandas as pd
+
     _require_columns(sentences_df, ["item", "split", "factual"], "sentences_df")
     captions = _caption_frame(sentences_df)
 
@@ -335,6 +346,8 @@ def factuality_table(sentences_df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rate_table(frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     grouped = frame.groupby(["model", "dataset"], sort=False)["factual"]
     table = pd.DataFrame(
         {"factual": grouped.sum().astype(np.int64), "total": grouped.size().astype(np.int64)}
@@ -384,6 +397,8 @@ def error_type_rates(
     figure. Returns one row per group (paper order) and one column per
     category of ``categories`` present in ``sentences_df``.
     """
+    import pandas as pd
+
     groups = [by] if isinstance(by, str) else list(by)
     categories = [c for c in categories if c in sentences_df.columns]
     _require_columns(sentences_df, groups, "sentences_df")
@@ -409,6 +424,9 @@ def error_type_figure_svg(rates_df: pd.DataFrame, *, title: str | None = None) -
     two-line labels), one stacked segment per error category, heights as
     errors per sentence like CHOCOLATE Figure 1.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+
     if not isinstance(rates_df, pd.DataFrame) or rates_df.empty:
         raise ValueError("rates_df must be a non-empty DataFrame of error rates")
     labels = [

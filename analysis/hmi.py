@@ -21,9 +21,9 @@ trials_with_meta
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from analysis.tables import (
     is_correct,
@@ -33,6 +33,9 @@ from analysis.tables import (
     trial_errors,
     version_numbers,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _TRIAL_COLUMNS = ("participant", "chart_id", "correct")
 _CHART_COLUMNS = ("chart_id", "group", "question", "version")
@@ -56,6 +59,8 @@ def wilson_interval(successes, n, confidence: float = 0.95):
     Scalars give a ``(low, high)`` tuple of floats; arrays give a tuple of
     arrays. ``n == 0`` gives ``(nan, nan)``.
     """
+    from scipy import stats
+
     if not 0 < confidence < 1:
         raise ValueError("confidence must be strictly between 0 and 1")
     s_in = np.asarray(successes, dtype=float)
@@ -85,6 +90,8 @@ def wilson_interval(successes, n, confidence: float = 0.95):
 
 def attach_chart_meta(trials: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     """Join trials to the chart catalogue; every trial's chart must be in it."""
+    import pandas as pd
+
     trials = pd.DataFrame(trials)
     charts = pd.DataFrame(charts)
     require_columns(trials, _TRIAL_COLUMNS, "trials")
@@ -116,6 +123,8 @@ def chart_hmi(trials: pd.DataFrame, *, chart_ids=None, confidence: float = 0.95)
 
     Returns chart_id, n, n_wrong, n_unanswered, hmi, ci_low, ci_high, note.
     """
+    import pandas as pd
+
     trials = pd.DataFrame(trials)
     require_columns(trials, _TRIAL_COLUMNS, "trials")
     if trials.duplicated(["participant", "chart_id"]).any():
@@ -143,6 +152,8 @@ def hmi_from_counts(counts: pd.DataFrame, *, chart_ids=None, confidence: float =
     missing from it get n = 0; counts for a chart not in ``chart_ids`` are an
     error, as in :func:`chart_hmi`.
     """
+    import pandas as pd
+
     require_columns(counts, ("n", "n_wrong", "n_unanswered"), "counts")
     ids = natural_sorted(counts.index) if chart_ids is None else list(dict.fromkeys(chart_ids))
     if chart_ids is not None:
@@ -182,6 +193,8 @@ def group_table(hmi_frame: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     n_charts_non_manipulated, manipulation, hmi_manipulated,
     n_charts_manipulated, note; groups in natural order (G2 before G10).
     """
+    import pandas as pd
+
     hmi_frame = pd.DataFrame(hmi_frame)
     charts = pd.DataFrame(charts)
     require_columns(hmi_frame, ("chart_id", "hmi"), "hmi_frame")
@@ -242,6 +255,8 @@ def chi_square_row(part: pd.DataFrame, correction: bool) -> dict:
     :func:`analysis.tables.trial_errors` returns. Returns every column of a
     :func:`chi_square_manipulation` row except scope and group.
     """
+    from scipy import stats
+
     plain = part.loc[part["version"] == 1, "error"]
     manipulated = part.loc[part["version"] == 2, "error"]
     e_n, e_m = int(plain.sum()), int(manipulated.sum())
@@ -314,6 +329,8 @@ def chi_square_manipulation(
     yates_correction, message. Where a row or column of the table is empty the
     test is undefined: the numbers are NaN and ``message`` says why.
     """
+    import pandas as pd
+
     frame = trial_errors(trials_with_meta)
     rows = [{"scope": "overall", "group": None, **chi_square_row(frame, correction)}]
     for group in natural_sorted(frame["group"].unique()):

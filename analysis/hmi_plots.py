@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from analysis.svg import figure_to_svg
+from analysis.tables import require_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # The paper's Figure 2 colours: blue for non-manipulated, orange for manipulated.
 NON_MANIPULATED_COLOUR = "#1f77b4"
@@ -22,6 +24,8 @@ def _text(value) -> str:
 
 
 def _placeholder(message: str) -> str:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6, 1.2))
     fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, color="#555555")
     return figure_to_svg(fig)
@@ -34,6 +38,10 @@ def sorted_hmi_svg(hmi_frame: pd.DataFrame, *, title: str | None = None) -> str:
     (1 non-manipulated, 2 manipulated); ci_low and ci_high are drawn when
     present. Charts without an HMI are left out and counted in a footnote.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
     frame = pd.DataFrame(hmi_frame)
     missing = [c for c in ("chart_id", "hmi", "version") if c not in frame.columns]
     if missing:
@@ -112,6 +120,8 @@ def _number(value) -> str:
 
 
 def _bar_title(record: dict, low: float, high: float) -> str:
+    import pandas as pd
+
     version = "manipulated" if record["version"] == 2 else "non-manipulated"
     text = f"{record['chart_id']} ({version}): HMI {_number(record['hmi'])}"
     if np.isfinite(low) and np.isfinite(high):
@@ -129,12 +139,12 @@ def paired_group_svg(group_table: pd.DataFrame, *, title: str | None = None) -> 
     the rows). Groups are ordered by the increase in HMI, largest at the top,
     so the most misleading manipulations read first as in the paper's Figure 4.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
     frame = pd.DataFrame(group_table)
-    missing = [
-        c for c in ("group", "hmi_non_manipulated", "hmi_manipulated") if c not in frame.columns
-    ]
-    if missing:
-        raise ValueError(f"group_table is missing column(s) {missing}")
+    require_columns(frame, ("group", "hmi_non_manipulated", "hmi_manipulated"), "group_table")
     plain = pd.to_numeric(frame["hmi_non_manipulated"]).to_numpy(dtype=float)
     manipulated = pd.to_numeric(frame["hmi_manipulated"]).to_numpy(dtype=float)
     keep = np.isfinite(plain) | np.isfinite(manipulated)

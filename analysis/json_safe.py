@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
 
 def finite_or_none(value) -> float | None:
     """``value`` as a plain float, or None when it is missing, NaN or infinite."""
+    import pandas as pd
+
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     value = float(value)
@@ -28,6 +29,8 @@ def json_safe(value):
     Dicts (keys made strings), lists and tuples are cleaned recursively; tuples
     become lists. Anything else is returned as it is.
     """
+    import pandas as pd
+
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -35,13 +35,15 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from analysis.hmi import wilson_interval
 from analysis.tables import natural_sorted
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NEGATION_WINDOW = 5
 
@@ -196,6 +198,8 @@ def _blank(value) -> bool:
 
 
 def _rows(rows, charts) -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.DataFrame(list(rows) if not isinstance(rows, pd.DataFrame) else rows)
     needed = ["model", "chart_id", "justification"]
     if charts is None:
@@ -251,6 +255,8 @@ def _score(row: dict, vocabularies: Mapping) -> dict:
 
 
 def _hmi_association(part: pd.DataFrame) -> dict:
+    from scipy import stats
+
     named = part.loc[part["named"] == True, "hmi"].dropna()  # noqa: E712
     not_named = part.loc[part["named"] == False, "hmi"].dropna()  # noqa: E712
     out = {
@@ -297,6 +303,8 @@ def justification_report(
     a model that sees what misleads people names it more often on high-HMI
     charts (CHARTOM section 5).
     """
+    import pandas as pd
+
     vocabularies = {k: tuple(v) for k, v in dict(vocabularies).items()}
     frame = _rows(rows, charts)
     scored = pd.DataFrame(

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
-from scipy import stats
-from scipy.special import expit
 
 from analysis.tables import join_unique, natural_key, natural_sorted, trial_errors
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MIXED_ESTIMATOR = "BinomialBayesMixedGLM (variational Bayes)"
 GEE_ESTIMATOR = "GEE (exchangeable, participant clusters)"
@@ -79,6 +79,8 @@ def _cell_rows(
     message: str | None,
 ) -> dict:
     """Turn cell log-odds (beta) and their covariances into per-group rows."""
+    from scipy.special import expit
+
     rows = {}
     for group in groups:
         b_n, b_m = beta[(group, 1)], beta[(group, 2)]
@@ -161,6 +163,7 @@ def _fit_gee(
     confidence: float,
     max_iterations: int | None,
 ) -> dict:
+    import pandas as pd
     import statsmodels.api as sm
     from statsmodels.tools.sm_exceptions import ConvergenceWarning
 
@@ -218,6 +221,8 @@ def _fit_or_message(name: str, fit, usable: list) -> dict:
 
 def _log_odds_frame(groups: list, estimators: list, base: dict, results: dict) -> pd.DataFrame:
     """One row per group and estimator; NaN where an estimator has no number for the group."""
+    import pandas as pd
+
     rows = []
     for group in groups:
         for name in estimators:
@@ -280,6 +285,8 @@ def log_odds_by_group(
     Returns one row per group and estimator: group, manipulation, estimator,
     n_trials, p_n, p_m, log_odds_ratio, se, ci_low, ci_high, interval, message.
     """
+    from scipy import stats
+
     if not 0 < confidence < 1:
         raise ValueError("confidence must be strictly between 0 and 1")
     if not fe_prior_sd > 0:
@@ -316,6 +323,8 @@ def model_trials(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
     unbounded cell is left out, see :func:`log_odds_by_group`); in natural group order.
     This is the data a replication in R (lme4's ``glmer``) reads.
     """
+    import pandas as pd
+
     frame = trial_errors(trials_with_meta)
     frame["chart_id"] = pd.DataFrame(trials_with_meta)["chart_id"].astype(str).to_numpy()
     usable = [
@@ -361,6 +370,9 @@ def kendall_tau(ranking_a, ranking_b) -> KendallResult:
     Mappings and Series are aligned by key (group); sequences by position.
     Raises ValueError on mismatched keys or lengths, or fewer than 2 items.
     """
+    import pandas as pd
+    from scipy import stats
+
     keyed_a = isinstance(ranking_a, Mapping | pd.Series)
     keyed_b = isinstance(ranking_b, Mapping | pd.Series)
     if keyed_a != keyed_b:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "discordance_independent",
@@ -47,6 +46,8 @@ __all__ = [
 
 
 def _z(confidence: float) -> float:
+    from scipy import stats
+
     if not 0 < confidence < 1:
         raise ValueError("confidence must be strictly between 0 and 1")
     return float(stats.norm.ppf(0.5 + confidence / 2))
@@ -113,6 +114,8 @@ def _check_pair(p_plain, p_manipulated, discordance):
 
 def mcnemar_power(n, p_plain: float, p_manipulated: float, *, discordance=None, alpha=0.05):
     """Connor's (1987) power of the two-sided McNemar test with n pairs (see the module)."""
+    from scipy import stats
+
     delta, psi = _check_pair(p_plain, p_manipulated, discordance)
     n_arr = np.asarray(n, dtype=float)
     z_a = _z(1 - alpha)
@@ -129,6 +132,8 @@ def n_for_power(
     power: float, p_plain: float, p_manipulated: float, *, discordance=None, alpha=0.05
 ) -> int | None:
     """Connor's (1987) number of pairs for ``power`` (None when the HMIs are equal)."""
+    from scipy import stats
+
     if not 0 < power < 1:
         raise ValueError("power must be strictly between 0 and 1")
     delta, psi = _check_pair(p_plain, p_manipulated, discordance)
@@ -157,6 +162,8 @@ def mcnemar_power_simulated(
     critical value: statsmodels' ``mcnemar(exact=False, correction=False)``,
     vectorised over the replications.
     """
+    from scipy import stats
+
     delta, psi = _check_pair(p_plain, p_manipulated, discordance)
     p10, p01 = (psi + delta) / 2, (psi - delta) / 2
     rng = np.random.default_rng(seed)

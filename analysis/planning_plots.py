@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from analysis.planning import power_curve, precision_curve
 from analysis.svg import figure_to_svg
@@ -19,6 +18,8 @@ def planning_curve_svg(
 ) -> str:
     """An SVG of half-width (``kind="precision"``, at HMI ``p``) or power (``kind="power"``,
     for the HMIs ``pair``) against n, with the goal and the needed n marked."""
+    from matplotlib.figure import Figure
+
     ns = _axis_ns(needed)
     fig = Figure(figsize=(6.4, 3.2))
     ax = fig.add_subplot()

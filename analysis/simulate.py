@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy.special import expit, logit
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Table 1 of the CHARTOM paper: group, chart type, answer type, mean HMI of the
 # non-manipulated charts, manipulation and mean HMI of the manipulated charts.
@@ -45,6 +47,8 @@ def chartom_groups() -> pd.DataFrame:
     Columns: group, chart_type, answer_type, hmi_non_manipulated, manipulation,
     hmi_manipulated. Source: Table 1 of the CHARTOM paper (seed 000).
     """
+    import pandas as pd
+
     return pd.DataFrame(
         _CHARTOM_TABLE_1,
         columns=[
@@ -68,6 +72,8 @@ def make_charts(groups: pd.DataFrame | None = None, questions_per_group: int = 4
     Returns chart_id (``G1_Q1_1``), group, question (``Q1``), version (1 or 2),
     chart_type, answer_type, manipulation ("none" on version 1).
     """
+    import pandas as pd
+
     if questions_per_group < 1:
         raise ValueError("questions_per_group must be at least 1")
     groups = chartom_groups() if groups is None else pd.DataFrame(groups)
@@ -135,6 +141,8 @@ class SimulatedStudy:
 
 
 def _per_group(value, groups: list, name: str, transform=None) -> np.ndarray:
+    import pandas as pd
+
     if isinstance(value, Mapping | pd.Series):
         missing = [g for g in groups if g not in value]
         if missing:
@@ -148,6 +156,8 @@ def _per_group(value, groups: list, name: str, transform=None) -> np.ndarray:
 def _population_error_probability(eta: np.ndarray, sd: float) -> np.ndarray:
     # E[expit(eta - a)] for a ~ N(0, sd^2) by Gauss-Hermite quadrature, so the
     # truth matches what a fraction over many participants converges to.
+    from scipy.special import expit
+
     if sd == 0:
         return expit(eta)
     nodes, weights = np.polynomial.hermite_e.hermegauss(60)
@@ -157,6 +167,8 @@ def _population_error_probability(eta: np.ndarray, sd: float) -> np.ndarray:
 
 def _checked_versions(charts: pd.DataFrame) -> pd.Series:
     """Refuse a catalogue the simulation cannot use; return its numeric versions."""
+    import pandas as pd
+
     missing = [c for c in _CHART_COLUMNS if c not in charts.columns]
     if missing:
         raise ValueError(f"charts is missing column(s) {missing}")
@@ -196,6 +208,7 @@ def _group_log_odds(
     groups: list, base_error, manipulation_effect
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Per group: the error log-odds of version 1 and the extra log-odds of version 2."""
+    from scipy.special import logit
 
     def to_logit(p):
         if np.any((p <= 0) | (p >= 1)):
@@ -242,6 +255,8 @@ def _trials_frame(
     blank: np.ndarray,
 ) -> pd.DataFrame:
     """One row per (participant, chart), participant-major; a blank answer is ``<NA>``."""
+    import pandas as pd
+
     correct = pd.array((~wrong).ravel(), dtype="boolean")
     correct[blank.ravel()] = pd.NA
     return pd.DataFrame(
@@ -269,6 +284,8 @@ def _truth_frame(
 def _group_effects_frame(
     charts: pd.DataFrame, is_manipulated: np.ndarray, groups: list, base: dict, effect: dict
 ) -> pd.DataFrame:
+    import pandas as pd
+
     if "manipulation" in charts.columns:
         manipulated = charts.loc[is_manipulated]
         manipulation = manipulated.groupby("group", sort=False)["manipulation"].first()
@@ -282,6 +299,15 @@ def _group_effects_frame(
             "true_log_odds_effect": [effect[g] for g in groups],
         }
     )
+
+
+def _draw_errors(rng, eta, ability, inattentive, inattentive_error: float) -> np.ndarray:
+    """Participants x charts: whether each answer is wrong (inattentive ones at a flat rate)."""
+    from scipy.special import expit
+
+    p_error = expit(eta[None, :] - ability[:, None])
+    p_error[inattentive, :] = inattentive_error
+    return rng.random(p_error.shape) < p_error
 
 
 def simulate_trials(
@@ -319,6 +345,8 @@ def simulate_trials(
 
     The same ``seed`` and inputs always give the same study.
     """
+    import pandas as pd
+
     charts = pd.DataFrame(charts).reset_index(drop=True)
     version = _checked_versions(charts)
     _check_parameters(
@@ -345,9 +373,7 @@ def simulate_trials(
     eta = _chart_log_odds(charts, is_manipulated, base, effect, difficulty)
 
     n_charts = len(charts)
-    p_error = expit(eta[None, :] - ability[:, None])
-    p_error[inattentive, :] = inattentive_error
-    wrong = rng.random((n_participants, n_charts)) < p_error
+    wrong = _draw_errors(rng, eta, ability, inattentive, inattentive_error)
     blank = rng.random((n_participants, n_charts)) < unanswered_rate
     position = _random_positions(rng, n_participants, n_charts)
 

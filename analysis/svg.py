@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import io
 import re
+from functools import cache
 from html import escape
 
-import matplotlib
 
-matplotlib.use("Agg")  # no display on servers or CI
+@cache
+def _pyplot():
+    """pyplot, set up once on first use: a process that draws nothing never loads matplotlib."""
+    import matplotlib
 
-import matplotlib.pyplot as plt  # noqa: E402
+    matplotlib.use("Agg")  # no display on servers or CI
+    # A fixed salt and no date metadata make the same figure give the same bytes,
+    # so rendered plots can be cached and compared in tests.
+    matplotlib.rcParams["svg.hashsalt"] = "chartroom"
+    matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text: smaller, selectable
+    import matplotlib.pyplot as plt
 
-# A fixed salt and no date metadata make the same figure give the same bytes,
-# so rendered plots can be cached and compared in tests.
-matplotlib.rcParams["svg.hashsalt"] = "chartroom"
-matplotlib.rcParams["svg.fonttype"] = "none"  # keep text as text: smaller, selectable
+    return plt
 
 
 def figure_to_svg(fig, *, titles: dict[str, str] | None = None) -> str:
@@ -24,6 +29,7 @@ def figure_to_svg(fig, *, titles: dict[str, str] | None = None) -> str:
     ``titles`` maps an artist's gid (``artist.set_gid``) to the text a browser shows when
     the pointer rests on it: an SVG ``<title>`` is the hover value without any script.
     """
+    plt = _pyplot()
     buffer = io.StringIO()
     try:
         fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})

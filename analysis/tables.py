@@ -14,9 +14,12 @@ held to the same ones:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _TRIAL_META_COLUMNS = ("participant", "chart_id", "correct", "group", "question", "version")
 
@@ -40,6 +43,8 @@ def require_columns(frame: pd.DataFrame, columns, name: str) -> None:
 
 def is_correct(correct: pd.Series) -> np.ndarray:
     """True where the answer is correct; unanswered (missing) counts as not correct."""
+    import pandas as pd
+
     values = pd.Series(correct).astype(object)
     answered = values.notna()
     given = values[answered]
@@ -56,6 +61,8 @@ def is_correct(correct: pd.Series) -> np.ndarray:
 
 def version_numbers(version: pd.Series) -> np.ndarray:
     """Chart versions as ints; anything but 1 or 2 raises ValueError."""
+    import pandas as pd
+
     numeric = pd.to_numeric(pd.Series(version), errors="coerce")
     if not numeric.isin([1, 2]).all():
         raise ValueError("version must be 1 (non-manipulated) or 2 (manipulated)")
@@ -77,6 +84,8 @@ def trial_errors(trials_with_meta: pd.DataFrame) -> pd.DataFrame:
     version as int, error (1.0 wrong or unanswered, 0.0 correct) and
     manipulation (None where the input has none).
     """
+    import pandas as pd
+
     frame = pd.DataFrame(trials_with_meta)
     require_columns(frame, _TRIAL_META_COLUMNS, "trials_with_meta")
     if frame.duplicated(["participant", "chart_id"]).any():

@@ -95,12 +95,13 @@ def _copy_items(raw, project, args, n_items: int, now) -> list[int]:
         raw,
         Item._meta.db_table,
         ["project_id", "external_id", "sentences", "image", "image_url", "model",
-         "dataset", "split", "position", "filled_count", "submitted_count", "created_at"],
+         "dataset", "split", "position", "filled_count", "submitted_count", "created_at",
+         "disputed"],
         (
             (project.pk, f"bench-{n}", sentences, "", f"https://charts.example.org/{n}.png",
              MODELS[n % 6], "pew" if n % 2 else "vistext",
              "LVLM" if n % 6 < 2 else ("LLM" if n % 6 == 2 else "FT"),
-             n, args.k, args.k, now)
+             n, args.k, args.k, now, False)
             for n in range(n_items)
         ),
     )  # fmt: skip
@@ -222,10 +223,13 @@ def measure(project_id: int, queue) -> None:
     django.setup()
     import tracemalloc
 
+    # Imports and Django's own start-up are not the report's cost: the statistics libraries
+    # load on first use, which a long-lived worker paid long before.
+    import krippendorff  # noqa: F401
     import matplotlib.backends.backend_svg  # noqa: F401
+    import pandas  # noqa: F401
+    import scipy.stats  # noqa: F401
 
-    # Imports and Django's own start-up are not the report's cost.
-    import analysis.captions  # noqa: F401
     from annotation.models import Project
     from annotation.services.reports import report_compute, report_store
 

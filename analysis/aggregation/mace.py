@@ -17,7 +17,6 @@ agree when the data's first rows list workers in sorted order and label 0 first)
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import digamma
 
 N_ITER = 50
 ALPHA = 0.5  # Beta prior weight on spamming
@@ -36,6 +35,8 @@ def _initial(seed: int, shape: tuple[int, int]) -> np.ndarray:
 
 def _variational_normalize(counts: np.ndarray, priors: np.ndarray) -> np.ndarray:
     """exp(digamma(count + prior)) / exp(digamma(sum of row)): the mean-field update."""
+    from scipy.special import digamma
+
     norm = np.exp(digamma((counts + priors).sum(axis=1)))
     return np.exp(digamma(counts + priors)) / norm[:, None]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 # The participants' chi-square row, so humans and models get the very same test.
 from analysis.hmi import chart_hmi, chi_square_manipulation, chi_square_row, wilson_interval
@@ -17,6 +17,9 @@ from analysis.model_eval.frames import (
     models_in,
 )
 from analysis.tables import natural_sorted, require_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # How the study's participants are labelled beside the models in tables and figures.
 HUMANS = "Humans"
@@ -86,6 +89,8 @@ def _scoped(frame: pd.DataFrame, scope: str) -> pd.Series:
 def _rates(
     scored: pd.DataFrame, charts: pd.DataFrame, models: list, confidence: float
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    import pandas as pd
+
     manipulations = group_manipulations(charts)
     groups = natural_sorted(charts["group"].unique())
     overall, by_group = [], []
@@ -154,6 +159,8 @@ def fact_error_rates(
     chi-square on [[errors, correct] non-manipulated, [errors, correct]
     manipulated], Yates-corrected by default, as the paper's per-model test.
     """
+    import pandas as pd
+
     charts = chart_frame(charts)
     scored = answer_frame(answers, charts)
     models = models_in(scored)
@@ -187,6 +194,8 @@ def fact_error_rates(
 
 
 def _counts_frame(counts: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     counts = pd.DataFrame(counts)
     require_columns(counts, ("chart_id", "n", "n_wrong"), "counts")
     if counts["chart_id"].duplicated().any():
@@ -226,6 +235,8 @@ def _pooled(part: pd.DataFrame, scope: str, confidence: float) -> dict:
 def _pooled_chi_square(label: str, counts: pd.DataFrame, correction: bool) -> dict:
     # The 2x2 table only needs the four totals, so they are laid out as one
     # row per trial and handed to the participants' test.
+    import pandas as pd
+
     blocks = []
     for version in (1, 2):
         part = counts[counts["version"] == version]
@@ -265,6 +276,8 @@ def human_fact_rates(
     "overall" row. ``coverage`` is empty: participants' unanswered trials
     count as errors rather than as missing.
     """
+    import pandas as pd
+
     charts = chart_frame(charts)
     pooled = _counts_frame(counts, charts)
     manipulations = group_manipulations(charts)
@@ -309,6 +322,8 @@ def human_error_rates(
     Returns (overall, by_group) with ``model`` set to ``label``, ready to
     concatenate with the models' frames for Figures 3 and 6.
     """
+    import pandas as pd
+
     trials = pd.DataFrame(trials)
     require_columns(trials, ("participant", "chart_id", "correct"), "trials")
     counts = chart_hmi(trials)[["chart_id", "n", "n_wrong"]]

@@ -20,19 +20,24 @@ hmi
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 # The participants' validators, so a model's answers are held to the same rules
 # (True / False / missing, versions 1 and 2, natural order).
 from analysis.tables import is_correct, natural_sorted, require_columns, version_numbers
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCOPES = ("non-manipulated", "manipulated", "all")
 
 
 def chart_frame(charts: pd.DataFrame) -> pd.DataFrame:
     """Charts with version as int, a question column and manipulation present."""
+    import pandas as pd
+
     charts = pd.DataFrame(charts).copy()
     require_columns(charts, ("chart_id", "group", "version"), "charts")
     if charts["chart_id"].duplicated().any():
@@ -64,6 +69,8 @@ def _check_keys(frame: pd.DataFrame, charts: pd.DataFrame | None, name: str) -> 
 
 def answer_frame(answers: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
     """Answers joined to the charts, with ``answered`` and ``error`` (NaN when unanswered)."""
+    import pandas as pd
+
     answers = pd.DataFrame(answers)
     require_columns(answers, ("model", "chart_id", "correct"), "answers")
     answers = answers.assign(model=answers["model"].astype(str))
@@ -85,6 +92,8 @@ def answer_frame(answers: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
 
 def prediction_frame(predictions: pd.DataFrame, hmi: pd.DataFrame) -> pd.DataFrame:
     """Predictions joined to HMI; rows without both a prediction and an HMI are kept, flagged."""
+    import pandas as pd
+
     predictions = pd.DataFrame(predictions)
     hmi = pd.DataFrame(hmi)
     require_columns(predictions, ("model", "chart_id", "prediction"), "predictions")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
-from scipy import stats
 
 from analysis.model_eval.frames import chart_frame, models_in, prediction_frame
 from analysis.tables import natural_sorted
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MIN_PREDICTIONS = 3
 
@@ -40,6 +43,8 @@ ARROW_COLUMNS = [
 
 
 def _metrics(predicted: np.ndarray, truth: np.ndarray) -> dict:
+    from scipy import stats
+
     n = len(predicted)
     out = dict.fromkeys(
         ("mae", "mae_sd", "pearson_r", "pearson_p", "slope", "intercept", "r_squared"), np.nan
@@ -87,6 +92,8 @@ def mind_metrics(predictions: pd.DataFrame, hmi: pd.DataFrame) -> pd.DataFrame:
     ``message`` says so; constant HMI or constant predictions leave the
     undefined statistics NaN with a message.
     """
+    import pandas as pd
+
     joined = prediction_frame(predictions, hmi)
     rows = []
     for model in models_in(joined):
@@ -117,6 +124,8 @@ def mind_group_arrows(
     predicted_manipulated) compares the same charts. A version with no such
     chart has n 0 and NaN means.
     """
+    import pandas as pd
+
     charts = chart_frame(charts)
     joined = prediction_frame(predictions, hmi)
     unknown = set(joined["chart_id"]) - set(charts["chart_id"])

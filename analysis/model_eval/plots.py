@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from analysis.hmi_plots import MANIPULATED_COLOUR, NON_MANIPULATED_COLOUR
 from analysis.model_eval.fact import HUMANS
 from analysis.model_eval.frames import SCOPES, models_in, prediction_frame
 from analysis.svg import figure_to_svg
 from analysis.tables import require_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ALL_COLOUR = "#2ca02c"  # the paper's green for "all charts" and fitted lines
 _SCOPE_COLOUR = {
@@ -35,12 +35,16 @@ def _text(value) -> str:
 
 
 def _placeholder(message: str) -> str:
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6, 1.2))
     fig.text(0.5, 0.5, message, ha="center", va="center", fontsize=11, color="#555555")
     return figure_to_svg(fig)
 
 
 def _panels(n: int, width: float = 3.2, height: float = 3.2, columns: int = 3):
+    from matplotlib.figure import Figure
+
     cols = min(columns, n)
     rows = math.ceil(n / cols)
     fig = Figure(figsize=(width * cols, height * rows + 0.4))
@@ -65,6 +69,10 @@ def fact_error_svg(
     as the paper puts the human bars beside the models'; their bars carry the
     SVG ids ``humans-<scope>``.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
     frame = pd.DataFrame(overall)
     require_columns(frame, ("model", "scope", "error_rate", "ci_low", "ci_high"), "overall")
     models, with_humans = _humans_first(models_in(frame), humans)
@@ -137,6 +145,9 @@ def fact_group_svg(
     The ``humans`` columns, when present, come first, in bold, set off from
     the models by a line.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+
     frame = pd.DataFrame(by_group)
     require_columns(frame, ("model", "group", "scope", "error_rate"), "by_group")
     models, with_humans = _humans_first(models_in(frame), humans)
@@ -199,6 +210,8 @@ def mind_scatter_svg(
     (:func:`mind_metrics`) when given. With ``charts`` (chart_id, version)
     points are coloured by version as in Figure 2.
     """
+    import pandas as pd
+
     joined = prediction_frame(predictions, hmi)
     models = models_in(joined)
     usable = joined[joined["usable"]]
@@ -285,6 +298,9 @@ def mind_arrows_svg(arrows: pd.DataFrame, *, title: str | None = None) -> str:
     manipulated charts; the black dot is the humans' value and the arrow ends
     at the model's prediction. Takes :func:`mind_group_arrows`.
     """
+    import pandas as pd
+    from matplotlib.lines import Line2D
+
     frame = pd.DataFrame(arrows)
     require_columns(frame, ("model", "group", *_ARROW_COLUMNS), "arrows")
     values = frame[list(_ARROW_COLUMNS)].to_numpy(float)
@@ -334,6 +350,10 @@ def log_odds_comparison_svg(
     Groups are ordered by the humans' log odds ratio, most misleading at the
     top; a group missing on one side shows only the other marker.
     """
+    import pandas as pd
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+
     from analysis.log_odds import MIXED_ESTIMATOR
 
     estimator = estimator or MIXED_ESTIMATOR

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.log_odds import LOG_ODDS_COLUMNS, MIXED_ESTIMATOR, kendall_tau, log_odds_by_group
 from analysis.model_eval.frames import answer_frame, chart_frame, group_manipulations
 from analysis.tables import natural_sorted, require_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def model_population_log_odds(
@@ -66,6 +69,7 @@ def empirical_log_odds(
     :func:`analysis.log_odds.log_odds_by_group`, so :func:`compare_rankings`
     takes it with ``estimator=EMPIRICAL_ESTIMATOR``.
     """
+    import pandas as pd
     from scipy import stats
 
     charts = chart_frame(charts)
@@ -121,6 +125,8 @@ class RankingComparison:
 
 
 def _scores(log_odds, estimator: str, name: str) -> tuple[pd.Series, dict]:
+    import pandas as pd
+
     if isinstance(log_odds, pd.DataFrame):
         require_columns(log_odds, ("group", "log_odds_ratio"), name)
         frame = log_odds

@@ -19,9 +19,12 @@ Two stock behaviours mirror what the CHARTOM paper reports (section 5):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BEHAVIOURS = ("perceptive", "flat")
 
@@ -51,6 +54,8 @@ def simulate_model_answers(
     manipulation's name) when the model "sees" it. The same seed gives the
     same answers.
     """
+    import pandas as pd
+
     models = dict(models or {"perceptive-model": "perceptive", "flat-model": "flat"})
     unknown = sorted(set(models.values()) - set(BEHAVIOURS))
     if unknown:

@@ -12,9 +12,9 @@ import hashlib
 import json
 from array import array
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from django.db.models import Count, Max, Sum
 
 from annotation.models import (
@@ -29,6 +29,9 @@ from annotation.models import (
     ReferenceLabels,
 )
 from annotation.selectors.quality import annotator_states, counted_label_sets, label_set_flags
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "CategoryInfo",
@@ -137,6 +140,8 @@ class LabelDecisions:
         return len(self.item)
 
     def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         n, c = self.marks.shape
         return pd.DataFrame(
             {

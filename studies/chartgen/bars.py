@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import math
-
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.patches import Ellipse, Polygon, Rectangle
+from typing import TYPE_CHECKING
 
 from .spec import ChartSpec
 from .style import (
@@ -22,6 +19,10 @@ from .style import (
     shade,
     units_per_pixel,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 BAR_WIDTH = 0.6
 # Widest an icon may be, as a share of its category slot, so neighbours never touch.
@@ -77,6 +78,8 @@ def _draw_icons(ax: Axes, values: tuple[float, ...], icon: str) -> None:
 
 
 def _apple(cx: float, h: float, w: float):
+    from matplotlib.patches import Ellipse, Rectangle
+
     return [
         Ellipse((cx, 0.43 * h), 0.98 * w, 0.86 * h, color="#c8362d", zorder=2),
         Rectangle((cx - 0.03 * w, 0.8 * h), 0.06 * w, 0.2 * h, color="#6b4423", zorder=1),
@@ -85,6 +88,8 @@ def _apple(cx: float, h: float, w: float):
 
 
 def _person(cx: float, h: float, w: float):
+    from matplotlib.patches import Ellipse, Polygon
+
     return [
         Ellipse((cx, 0.86 * h), 0.5 * w, 0.28 * h, color="#2f6db5", zorder=2),
         Polygon(
@@ -102,6 +107,8 @@ def _person(cx: float, h: float, w: float):
 
 
 def _barrel(cx: float, h: float, w: float):
+    from matplotlib.patches import Polygon, Rectangle
+
     body = Polygon(
         [
             (cx - 0.4 * w, 0.0),
@@ -132,6 +139,8 @@ def _draw_3d_bars(ax: Axes, values: tuple[float, ...]) -> None:
     The value is the height of the front face, but the gridlines run along the back wall, so a
     reader lining a bar top up with the grid reads it too low: the classic 3D-chart trap.
     """
+    from matplotlib.patches import Polygon
+
     ticks = nice_ticks(0, max(values) * 1.02)
     ax.set_ylim(0, ticks[-1])
     _, uy = units_per_pixel(ax)

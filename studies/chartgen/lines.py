@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from typing import TYPE_CHECKING
 
 from .spec import ChartSpec
 from .style import (
@@ -19,6 +18,9 @@ from .style import (
     set_log_y,
     set_value_axis,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # A second marker shape tells the series apart without relying on color.
 MARKERS = ("o", "s")
@@ -45,6 +47,8 @@ def draw_line(fig: Figure, spec: ChartSpec, manipulated: bool) -> None:
 
 
 def draw_scatter(fig: Figure, spec: ChartSpec, manipulated: bool) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     kind = spec.manipulation if manipulated else ""
     ax = new_axes(fig, spec)
     xs = [x for x, _ in spec.data.points]
@@ -85,6 +89,8 @@ def _finish_x(ax, positions: list[float], labels: tuple[str, ...]) -> None:
 def _draw_dual_axes(fig: Figure, spec: ChartSpec) -> None:
     """Each series gets its own y-axis; the right one is fitted tightly to its series so the
     lines appear to cross where the real values never do."""
+    from matplotlib.ticker import MaxNLocator
+
     first, second = spec.data.series
     ax = new_axes(fig, spec, right=0.87)
     ax2 = ax.twinx()

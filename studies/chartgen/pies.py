@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.patches import Polygon
+from typing import TYPE_CHECKING
 
 from studies.answers.quantities import format_number
 
 from .spec import ChartSpec
 from .style import PALETTE, axes_pixels, new_axes, shade
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,8 @@ def _draw_body(ax: Axes, arcs: list[tuple[float, float]], view: View, popped: in
 
 
 def _poly(ax: Axes, points: list[tuple[float, float]], color) -> None:
+    from matplotlib.patches import Polygon
+
     ax.add_patch(Polygon(points, closed=True, facecolor=color, edgecolor="white", linewidth=0.8))
 
 

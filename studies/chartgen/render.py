@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-
-import matplotlib
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from .bars import draw_bar
 from .lines import draw_line, draw_scatter
@@ -21,6 +18,9 @@ from .pies import draw_pie
 from .spec import ChartSpec
 from .style import DPI, HEIGHT_PX, RC, WIDTH_PX
 from .tilemaps import draw_map
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SIZE_PX = (WIDTH_PX, HEIGHT_PX)
 
@@ -39,6 +39,10 @@ def chart_figure(spec: ChartSpec, manipulated: bool) -> Figure:
     ``manipulated=True`` draws the planted manipulation; it is a ``ValueError`` for a spec whose
     manipulation is ``"none"``, which has only a plain version.
     """
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     if manipulated and not spec.has_pair:
         raise ValueError(f"{spec.id} has no manipulation, so it has no manipulated version")
     with matplotlib.rc_context(RC):
@@ -55,6 +59,8 @@ def render_chart(spec: ChartSpec, manipulated: bool) -> bytes:
 
     ``manipulated=True`` on a spec with manipulation "none" raises ``ValueError``.
     """
+    import matplotlib
+
     fig = chart_figure(spec, manipulated)
     buffer = io.BytesIO()
     with matplotlib.rc_context(RC):

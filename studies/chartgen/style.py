@@ -5,15 +5,16 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Sequence
-
-from matplotlib.axes import Axes
-from matplotlib.colors import to_rgb
-from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+from typing import TYPE_CHECKING
 
 from studies.answers.quantities import format_number
 
 from .spec import ChartSpec
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
 
 WIDTH_PX, HEIGHT_PX, DPI = 800, 560, 100
 
@@ -79,6 +80,8 @@ def units_per_pixel(ax: Axes) -> tuple[float, float]:
 
 def shade(color: str, factor: float) -> tuple[float, float, float]:
     """factor < 1 darkens, > 1 lightens towards white."""
+    from matplotlib.colors import to_rgb
+
     r, g, b = to_rgb(color)
     if factor <= 1:
         return (r * factor, g * factor, b * factor)
@@ -87,6 +90,8 @@ def shade(color: str, factor: float) -> tuple[float, float, float]:
 
 
 def nice_ticks(lo: float, hi: float, nbins: int = Y_BINS) -> list[float]:
+    from matplotlib.ticker import MaxNLocator
+
     return [float(t) for t in MaxNLocator(nbins=nbins, steps=_STEPS).tick_values(lo, hi)]
 
 
@@ -136,6 +141,8 @@ def compressed_top(values: Sequence[float]) -> float:
 
 def set_value_axis(ax: Axes, spec: ChartSpec, values: Sequence[float], manipulated: bool) -> None:
     """Y-axis of line and bar charts: honest from 0, or the planted axis manipulation."""
+    from matplotlib.ticker import MaxNLocator
+
     low, high = zero_based_limits(values)
     kind = spec.manipulation if manipulated else ""
     if kind == "truncated_y_axis":
@@ -161,6 +168,8 @@ def set_value_axis(ax: Axes, spec: ChartSpec, values: Sequence[float], manipulat
 
 
 def set_log_y(ax: Axes, values: Sequence[float]) -> None:
+    from matplotlib.ticker import LogLocator, NullFormatter
+
     ax.set_yscale("log")
     ax.set_ylim(nice_floor(min(values) / 1.4), max(values) * 1.4)
     # Labels between the decades keep values readable on a log scale; over a narrow range even
@@ -174,6 +183,7 @@ def set_log_y(ax: Axes, values: Sequence[float]) -> None:
 
 def number_formatter() -> FuncFormatter:
     """Tick labels as written numbers: 2018, 2.5, 40,000 (no 2018.0 or 4e4)."""
+    from matplotlib.ticker import FuncFormatter
 
     def fmt(value: float, _pos) -> str:
         value = round(value, 9)

@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
-from matplotlib.cm import ScalarMappable
-from matplotlib.colors import LinearSegmentedColormap, Normalize, to_rgb
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from functools import cache
+from typing import TYPE_CHECKING
 
 from .spec import ChartSpec
 from .style import axes_pixels, new_axes, nice_ticks, number_formatter
 
-# Light to dark blue. The lightest end is kept off white so every tile stays visible.
-SCALE = LinearSegmentedColormap.from_list("chartroom_blues", ["#e4eef9", "#6fa1d6", "#0b2f66"])
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+@cache
+def _scale():
+    """Light to dark blue. The lightest end is kept off white so every tile stays visible."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("chartroom_blues", ["#e4eef9", "#6fa1d6", "#0b2f66"])
+
+
 GAP = 0.08  # space between tiles, as a share of a tile
 
 
 def draw_map(fig: Figure, spec: ChartSpec, manipulated: bool) -> None:
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    from matplotlib.patches import Rectangle
+
     inverted = manipulated and spec.manipulation == "inverted_color_scale"
     ax = new_axes(fig, spec, right=0.84, frame=False)
     tiles = spec.data.tiles
@@ -23,7 +35,7 @@ def draw_map(fig: Figure, spec: ChartSpec, manipulated: bool) -> None:
     ticks = nice_ticks(min(values), max(values), nbins=5)
     norm = Normalize(vmin=ticks[0], vmax=ticks[-1])
     # The planted manipulation: dark now means low, against the usual darker-is-more reading.
-    cmap = SCALE.reversed() if inverted else SCALE
+    cmap = _scale().reversed() if inverted else _scale()
 
     rows = max(t.row for t in tiles) + 1
     cols = max(t.col for t in tiles) + 1
@@ -64,5 +76,7 @@ def draw_map(fig: Figure, spec: ChartSpec, manipulated: bool) -> None:
 
 
 def _luminance(color) -> float:
+    from matplotlib.colors import to_rgb
+
     r, g, b = to_rgb(color)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from django.core.cache import cache
 
 from analysis import model_eval as me
@@ -19,6 +19,9 @@ from studies.models import ManipulationType, ModelAnswer, ModelRun, Study, Study
 from studies.selectors.model_eval_tables import clean, table
 from studies.selectors.results import chart_catalogue
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 ANSWER_COLUMNS = ["model", "chart_id", "correct", "prediction", "justification", "mind_answer"]
 
 
@@ -27,6 +30,8 @@ def model_runs(study: Study) -> list[ModelRun]:
 
 
 def model_answer_frame(study: Study) -> pd.DataFrame:
+    import pandas as pd
+
     rows = (
         ModelAnswer.objects.filter(study=study)
         .order_by("model", "chart__chart_id")
@@ -74,6 +79,8 @@ def human_snapshot(study: Study) -> HumanSnapshot:
     the HMI they are scored against and the humans' error rates beside them
     come from one set of included participants.
     """
+    import pandas as pd
+
     snapshot = StudyResults.objects.filter(study=study).values_list("data", "computed_at").first()
     data, computed_at = snapshot or ({}, None)
     data = data or {}
@@ -119,6 +126,8 @@ def vocabularies(catalogue: pd.DataFrame) -> dict[str, tuple[str, ...]]:
 
 
 def _coverage(study_answers: pd.DataFrame, chart_ids: list[str]) -> list[dict]:
+    import pandas as pd
+
     rows = [
         ModelAnswerRow(
             row=0,
@@ -172,6 +181,8 @@ def humans_label(models) -> str:
 
 
 def _fingerprint(*parts) -> str:
+    import pandas as pd
+
     digest = hashlib.sha256()
     for part in parts:
         text = part.to_csv(index=False) if isinstance(part, pd.DataFrame) else repr(part)
@@ -239,6 +250,8 @@ def _fact_section(report: dict, answers, charts, humans: HumanSnapshot, label: s
 
     Returns (overall, by_group, human_rates) for the figures.
     """
+    import pandas as pd
+
     fact = me.fact_error_rates(answers[["model", "chart_id", "correct"]], charts)
     human_rates, why = _human_rates(humans, charts, label)
     overall, by_group, chi = fact.overall, fact.by_group, fact.chi_square
@@ -268,6 +281,8 @@ def _log_odds_section(report: dict, answered, charts, human_log_odds, seed: int)
 
     Returns (model_log_odds, ranking), ranking None when either side has no estimate.
     """
+    import pandas as pd
+
     model_log_odds = pd.DataFrame()
     try:
         model_log_odds = me.model_population_log_odds(

@@ -4,9 +4,12 @@ how each column is shown (text left, numbers right) and rows of JSON-safe values
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LABELS = {
     "n": "n",
@@ -57,6 +60,8 @@ def clean(value, digits: int | None = 4):
     ``digits=None`` keeps full precision (the file export, where p-values of
     1e-8 must not read as 0).
     """
+    import pandas as pd
+
     if isinstance(value, float | np.floating):
         value = float(value)
         if math.isnan(value) or math.isinf(value):

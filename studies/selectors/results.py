@@ -10,8 +10,8 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from django.core.files.storage import default_storage
 from django.db import connection
 from django.db.models import Count, Min, Q
@@ -27,6 +27,9 @@ from studies.models import (
     Study,
     Trial,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHUNK = 5000
 
@@ -150,6 +153,8 @@ def fastest_trial_ms(study: Study) -> dict[int, int]:
 
 def chart_catalogue(study: Study) -> pd.DataFrame:
     """The study's charts: chart_id, group, question, version, chart type, manipulation, ..."""
+    import pandas as pd
+
     rows = (
         Chart.objects.filter(question__study_pairs__study=study)
         .order_by("chart_id")
@@ -202,17 +207,36 @@ def chart_details(study: Study) -> dict[int, dict]:
     }
 
 
+def _sessions_filter(study: Study, session_ids: Iterable[int]) -> Q:
+    """Rows of these sessions of ``study``, as a filter on ``session``.
+
+    Nearly every session of a study is usually included, so the query names the study and
+    the few sessions left out: a list of thousands of included ids makes PostgreSQL check
+    each row against the list and costs more than the aggregation itself.
+    """
+    wanted = set(session_ids)
+    sessions = ParticipantSession.objects.filter(study=study).values_list("id", flat=True)
+    left_out = [sid for sid in sessions.iterator(chunk_size=CHUNK) if sid not in wanted]
+    return (
+        Q(session__study=study) & ~Q(session_id__in=left_out)
+        if left_out
+        else Q(session__study=study)
+    )
+
+
 def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame:
     """One row per included participant x chart trial: participant, chart_id (pk), correct.
 
     A trial without a response is unanswered (correct missing), which HMI counts
     as not correct. One query, streamed.
     """
-    ids = list(session_ids)
+    import pandas as pd
+
+    ids = set(session_ids)
     participant, chart, correct = [], [], []
     if ids:
         query = (
-            Trial.objects.filter(session_id__in=ids, kind=Trial.Kind.CHART)
+            Trial.objects.filter(_sessions_filter(study, ids), kind=Trial.Kind.CHART)
             .order_by()
             .values_list("session_id", "chart_id", "response__correct")
         )
@@ -230,12 +254,13 @@ def chart_trials_frame(study: Study, session_ids: Iterable[int]) -> pd.DataFrame
 
 
 def chart_error_counts(study: Study, session_ids: Iterable[int]) -> dict[int, tuple[int, int, int]]:
-    """chart pk -> (n, n_wrong, n_unanswered) aggregated by the database in one query."""
-    ids = list(session_ids)
+    """chart pk -> (n, n_wrong, n_unanswered) over these sessions of the study, aggregated by
+    the database in one query."""
+    ids = set(session_ids)
     if not ids:
         return {}
     rows = (
-        Trial.objects.filter(session_id__in=ids, kind=Trial.Kind.CHART)
+        Trial.objects.filter(_sessions_filter(study, ids), kind=Trial.Kind.CHART)
         .order_by()
         .values("chart_id")
         .annotate(
@@ -252,11 +277,11 @@ def answer_distribution(
     study: Study, session_ids: Iterable[int], *, top: int = 8
 ) -> dict[int, list[dict]]:
     """chart pk -> the most frequent answers of included participants, with counts."""
-    ids = list(session_ids)
+    ids = set(session_ids)
     if not ids:
         return {}
     rows = (
-        Response.objects.filter(session_id__in=ids, chart__isnull=False)
+        Response.objects.filter(_sessions_filter(study, ids), chart__isnull=False)
         .order_by()
         .values("chart_id", "raw_answer", "correct")
         .annotate(n=Count("id"))

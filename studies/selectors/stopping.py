@@ -44,7 +44,7 @@ class StudyPrecision:
 def study_precision(study: Study, included_ids: Iterable[int]) -> StudyPrecision:
     """Per chart of the study, over the given included sessions: width and projection.
 
-    Two queries: the study's charts, and the database's per-chart counts.
+    Three queries: the study's charts, its session ids, and the database's per-chart counts.
     """
     ids = list(included_ids)
     charts = list(

@@ -8,8 +8,9 @@ vote reads the same votes as the agreement statistics.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from analysis.captions import majority_vote
 from annotation.models import Project
@@ -21,11 +22,16 @@ from annotation.selectors.agreement import (
 )
 from annotation.services.reports.methods import check_method, method_aggregate, per_item
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 LABEL_SOURCES = ("annotators", "reference")
 
 
 def votes_frame(decisions: LabelDecisions, *, tie: str) -> pd.DataFrame:
     """``majority_vote`` over the decisions: one row per (item, sentence, category)."""
+    import pandas as pd
+
     if not len(decisions):
         return pd.DataFrame(
             columns=["item", "sentence", "category", "value", "n_raters", "n_positive"]

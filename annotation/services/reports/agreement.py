@@ -9,13 +9,18 @@ built, and the sentences that kappa and p leave out are listed with the reason.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from analysis.agreement import agreement_with_majority, pairwise_cohen_kappa
+import numpy as np
+
+from analysis.agreement import pairwise_cohen_kappa
+from analysis.binary_majority import binary_agreement_with_majority
 from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 LEFT_OUT_IDS = 200
 FACTUAL = "factual"
@@ -56,6 +61,8 @@ def _first_counts(rated: pd.DataFrame, marks: np.ndarray, first: int) -> dict:
     by primary key), so an annotator's rank on an item is the order in which
     their first row appears.
     """
+    import pandas as pd
+
     pairs = rated[["item", "rater"]].drop_duplicates()
     rank = pairs.assign(rank=pairs.groupby("item").cumcount()).set_index(["item", "rater"])["rank"]
     keep = rank.reindex(pd.MultiIndex.from_frame(rated[["item", "rater"]])).to_numpy() < first
@@ -90,6 +97,8 @@ def agreement_section(
     numbers of raters, so kappa and p take each item's first ``first`` label
     sets (``analysis.decisions.decision_statistics_unequal``).
     """
+    import pandas as pd
+
     if not len(decisions):
         return None
     factual_keys = [c.key for c in categories if c.factual]
@@ -184,11 +193,18 @@ def _basis(k: int, first: int | None) -> str:
 
 def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) -> list[dict]:
     """How each annotator agrees with the majority: on factuality and on every category decision."""
-    on_factual = agreement_with_majority(
-        rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
+    import pandas as pd
+
+    # Both decisions are yes/no: counted with numpy, not over a long frame of every category.
+    sentence = decisions.item * (int(decisions.sentence.max()) + 1) + decisions.sentence
+    on_factual = binary_agreement_with_majority(
+        sentence, decisions.rater, rated["nonfactual"].to_numpy()
     ).set_index("rater")
-    on_all = agreement_with_majority(
-        decisions.frame(), item=["item", "sentence", "category"], category="value"
+    width = len(decisions.categories)
+    on_all = binary_agreement_with_majority(
+        np.repeat(sentence * width, width) + np.tile(np.arange(width), len(sentence)),
+        np.repeat(decisions.rater, width),
+        decisions.marks.reshape(-1),
     ).set_index("rater")
     volume = pd.DataFrame(
         {

@@ -10,8 +10,9 @@ posterior P(label = 1) is closest to 0.5.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from analysis.aggregation import METHODS
 from analysis.json_safe import finite_or_none
@@ -19,6 +20,9 @@ from annotation.models import Project, QualityPolicy
 from annotation.selectors.agreement import CategoryInfo, item_records
 from annotation.selectors.quality import control_scores
 from annotation.services.reports.methods import MethodResult
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNCERTAIN_ROWS = 25
 

@@ -8,12 +8,15 @@ sentence ids and pseudonymous annotator ids.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from analysis.aggregation import METHODS, aggregate_binary
 from annotation.selectors.agreement import LabelDecisions
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Sentence indexes fit in 20 bits (a caption of a million sentences is no caption).
 _SENTENCE_BITS = 20
@@ -39,6 +42,8 @@ def check_method(method: str) -> str:
 
 def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> MethodResult:
     """Aggregate every category of ``decisions`` with ``method`` (majority keeps ``tie``)."""
+    import pandas as pd
+
     check_method(method)
     if not len(decisions):
         return MethodResult(
@@ -85,6 +90,8 @@ def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray
     Arrays per item rather than a dict per (item, sentence, category): an export of
     100,000 sentences stays a few megabytes. A cell no annotator decided is NaN.
     """
+    import pandas as pd
+
     if frame.empty:
         return {}
     order = {key: j for j, key in enumerate(keys)}

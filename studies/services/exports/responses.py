@@ -11,6 +11,7 @@ import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from core.csv_safety import csv_writer
 from studies.models import Study
@@ -24,7 +25,8 @@ LONG_COLUMNS = [
     "server_ms", "client_ms", "interactions", "first_interaction_ms", "excluded",
     "exclusion_reason", "abs_error",
 ]  # fmt: skip
-ROW_GROUP = 20_000  # rows per Parquet row group: about 30 MiB of Python rows at a time
+ROW_GROUP = 20_000  # rows per Parquet row group, gathered in Arrow columns
+BATCH_ROWS = 2_000  # rows held as Python lists at a time while a group gathers
 CELLS = 6  # wide form: columns per chart
 
 
@@ -165,25 +167,43 @@ def csv_chunks(columns: list[str], rows: Iterator[list], *, rows_per_chunk: int 
     yield buffer.getvalue()
 
 
-def write_parquet(columns: list[str], rows: Iterator[list], out, *, row_group: int = ROW_GROUP):
-    """Write rows to Parquet in row groups, so memory stays bounded by one group."""
+def write_parquet(
+    columns: list[str],
+    rows: Iterator[list],
+    out,
+    *,
+    row_group: int = ROW_GROUP,
+    batch_rows: int = BATCH_ROWS,
+):
+    """Write rows to Parquet in row groups of ``row_group`` rows, in bounded memory.
+
+    Rows turn into Arrow record batches ``batch_rows`` at a time: Python holds a few thousand
+    rows while a row group gathers in Arrow's compact columns, and each group is written
+    and dropped before the next.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = pa.schema([(name, _arrow_type(name)) for name in columns])
-    writer = pq.ParquetWriter(out, schema)
-    try:
-        batch: list[list] = []
-        written = False
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= row_group:
-                writer.write_table(_table(schema, batch))
-                batch, written = [], True
-        if batch or not written:
-            writer.write_table(_table(schema, batch))
-    finally:
-        writer.close()
+    with pq.ParquetWriter(out, schema) as writer:
+        batches, gathered, written = [], 0, False
+        for chunk in _chunks(rows, min(batch_rows, row_group)):
+            batches.append(_record_batch(schema, chunk))
+            gathered += len(chunk)
+            if gathered >= row_group:
+                table = pa.Table.from_batches(batches, schema)
+                writer.write_table(table.slice(0, row_group), row_group_size=row_group)
+                rest = table.slice(row_group)
+                batches, gathered, written = rest.to_batches(), rest.num_rows, True
+        if gathered or not written:
+            writer.write_table(pa.Table.from_batches(batches, schema), row_group_size=row_group)
+
+
+def _chunks(rows: Iterator[list], size: int) -> Iterator[list[list]]:
+    chunk = list(islice(rows, size))
+    while chunk:
+        yield chunk
+        chunk = list(islice(rows, size))
 
 
 INT_COLUMNS = {"participant_number", "position", "server_ms", "client_ms", "interactions"}
@@ -207,21 +227,15 @@ def _arrow_type(name: str):
     return pa.string()
 
 
-def _cell(value, kind):
+def _record_batch(schema, chunk: list[list]):
+    """One column at a time; the CSV's empty cell is Parquet's null."""
     import pyarrow as pa
 
-    if value is None or value == "":
-        return None
-    if kind == pa.string():
-        return str(value)
-    return value
-
-
-def _table(schema, batch):
-    import pyarrow as pa
-
-    arrays = [
-        pa.array([_cell(row[i], schema.field(i).type) for row in batch], schema.field(i).type)
-        for i in range(len(schema))
-    ]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    arrays = []
+    for field, values in zip(schema, zip(*chunk, strict=True), strict=True):
+        if field.type == pa.string():
+            cells = [None if v is None or v == "" else str(v) for v in values]
+        else:
+            cells = [None if v is None or v == "" else v for v in values]
+        arrays.append(pa.array(cells, field.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)

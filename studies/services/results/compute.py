@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 from django.utils import timezone
 
 from analysis.against_paper import kendall_vs_paper
@@ -18,6 +19,9 @@ from analysis.log_odds import log_odds_by_group
 from studies.models import Study, StudyResults
 from studies.selectors import results as sel
 from studies.services.results.exclusion import study_exclusion
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NO_PARTICIPANTS = (
     "No included participants yet, so there is nothing to analyse. "
@@ -35,6 +39,8 @@ def chart_hmi_frame(catalogue: pd.DataFrame, counts: dict[int, tuple]) -> pd.Dat
     ``counts`` is chart pk -> (n, n_wrong, n_unanswered), counted by the database
     (``sel.chart_error_counts``): the HMI table needs no trial-level frame.
     """
+    import pandas as pd
+
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
     frame = pd.DataFrame(
         [counts[pk] for pk in counts],
@@ -64,6 +70,25 @@ def _decision_rows(exclusion) -> list[dict]:
 
 def _no_progress(progress: float, message: str = "") -> None:
     pass
+
+
+def _trials_with_meta(trials: pd.DataFrame, catalogue: pd.DataFrame) -> pd.DataFrame:
+    """The trial rows with their chart's group, question, version and manipulation."""
+    import pandas as pd
+
+    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
+    return attach_chart_meta(
+        pd.DataFrame(
+            {
+                "participant": trials["participant"].astype(str),
+                "chart_id": trials["chart_pk"].map(code),
+                "correct": trials["correct"],
+            }
+        ),
+        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
+            columns={"group_manipulation": "manipulation"}
+        ),
+    )
 
 
 def results_compute(
@@ -121,20 +146,7 @@ def results_compute(
         data["messages"].append(NO_PARTICIPANTS)
         return data
     # Trial rows only for what needs them: the chi-square tests and the models.
-    trials = sel.chart_trials_frame(study, ids)
-    code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
-    with_meta = attach_chart_meta(
-        pd.DataFrame(
-            {
-                "participant": trials["participant"].astype(str),
-                "chart_id": trials["chart_pk"].map(code),
-                "correct": trials["correct"],
-            }
-        ),
-        catalogue[["chart_id", "group", "question", "version", "group_manipulation"]].rename(
-            columns={"group_manipulation": "manipulation"}
-        ),
-    )
+    with_meta = _trials_with_meta(sel.chart_trials_frame(study, ids), catalogue)
     report(0.4, "Chi-square tests")
     chi = chi_square_manipulation(with_meta)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])

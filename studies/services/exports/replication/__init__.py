@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import io
 from importlib.resources import files
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from analysis.hmi import attach_chart_meta
 from analysis.log_odds import MIXED_ESTIMATOR, log_odds_by_group, model_trials
@@ -18,6 +17,9 @@ from studies.models import Study
 from studies.selectors import results as sel
 from studies.services.exports.pseudonyms import pseudonym, study_salt
 from studies.services.results.exclusion import study_exclusion
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TRIALS_FILE = "log_odds_trials.csv"
 PLATFORM_FILE = "log_odds_platform.csv"
@@ -29,6 +31,8 @@ def replication_trials(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every trial of an included participant that enters the log odds model (see
     :func:`analysis.log_odds.model_trials`), participants under their export pseudonym;
     and every included trial with its chart's facts, as the model fit reads them."""
+    import pandas as pd
+
     exclusion = study_exclusion(study)
     catalogue = sel.chart_catalogue(study)
     trials = sel.chart_trials_frame(study, exclusion.included_ids)

@@ -1,0 +1,56 @@
+"""Agreement with the majority for yes/no decisions, counted with numpy.
+
+The same statistic as :func:`analysis.agreement.agreement_with_majority`, for the case where
+every rating is a yes or a no (a sentence is factual or not; a category is marked or not).
+With two categories the tally of a rated unit is two counts, so the majority, the ties and
+each rater's agreement are a few ``bincount`` calls over the ratings, with no long frame and
+no merges: a report of 100,000 sentences x 7 categories x 3 raters is 2.1 M ratings.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def binary_agreement_with_majority(unit, rater, value) -> pd.DataFrame:
+    """Per rater, the share of their yes/no ratings that match the unit's majority.
+
+    One entry per rating in the three arrays: ``unit`` (any integer code of what was rated),
+    ``rater`` and ``value`` (bool). As in ``agreement_with_majority``: the majority counts
+    the rater's own vote; units whose yes and no votes tie have no majority and count in
+    ``tied`` only; units rated once are ignored.
+
+    Returns one row per rater (sorted) with ``rater``, ``n``, ``agree``, ``share`` and ``tied``.
+    """
+    import pandas as pd
+
+    columns = ["rater", "n", "agree", "share", "tied"]
+    value = np.asarray(value, dtype=bool)
+    if not len(value):
+        return pd.DataFrame(columns=columns)
+    _, codes = np.unique(np.asarray(unit), return_inverse=True)
+    raters = np.bincount(codes)
+    yes = np.bincount(codes[value], minlength=len(raters))
+    no = raters - yes
+    shared = raters >= 2
+    counted = (shared & (yes != no))[codes]
+    tied = (shared & (yes == no))[codes]
+    agree = counted & (value == (yes > no)[codes])
+
+    names, who = np.unique(np.asarray(rater), return_inverse=True)
+    n = np.bincount(who, weights=counted, minlength=len(names)).astype(np.int64)
+    result = pd.DataFrame(
+        {
+            "rater": names,
+            "n": n,
+            "agree": np.bincount(who, weights=agree, minlength=len(names)).astype(np.int64),
+            "tied": np.bincount(who, weights=tied, minlength=len(names)).astype(np.int64),
+        }
+    )
+    result["share"] = result["agree"] / result["n"].where(result["n"] > 0)
+    return result[columns]
