@@ -13,6 +13,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from annotation.models import Project
+
 PROJECT_TEXTS = ("title", "description", "guidelines")
 CATEGORY_TEXTS = ("name", "definition", "example")
 MAX_TEXT_CHARS = 20_000
@@ -71,3 +73,14 @@ def show_in(objects, fields: tuple[str, ...], language: str):
         for field in fields:
             setattr(obj, field, text_in(obj, field, language))
     return objects
+
+
+def project_language(*, slug: str | None = None, assignment_id: int | None = None) -> str | None:
+    """The language of the project a URL names, by its slug or by one of its assignments."""
+    if slug is not None:
+        found = Project.objects.filter(slug=slug)
+    elif assignment_id is not None:
+        found = Project.objects.filter(assignments__pk=assignment_id)
+    else:
+        return None
+    return found.values_list("language", flat=True).first()

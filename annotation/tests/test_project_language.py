@@ -3,9 +3,10 @@ category and project texts are shown in it when given, else in the words they we
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from annotation.models import Category
-from annotation.services import category_update, project_update
+from annotation.services import assignment_next, category_update, project_update
 from annotation.tests.quality_setup import with_rounds
 
 pytestmark = pytest.mark.django_db
@@ -103,3 +104,18 @@ def test_the_api_reads_and_writes_the_language(client_for, researcher, project):
     assert response.json()["language"] == "de"
     refused = api.patch(url, {"language": "klingon"}, format="json")
     assert refused.status_code == 400 and "language" in refused.json()["errors"]
+
+
+def test_the_annotators_api_refuses_in_the_projects_language(
+    members, project, make_items, client_for
+):
+    (anna,) = members(1)
+    make_items(project, 1)
+    project_update(project=project, language="es")
+    lease = assignment_next(project=project, annotator=anna)
+    api = client_for(anna)
+    url = reverse("api:annotator-assignment-submit", args=[lease.pk])
+    assert api.post(url, {"labels": [["value_error"], []]}, format="json").status_code == 201
+    again = api.post(url, {"labels": [[], []]}, format="json")
+    assert again.status_code == 409
+    assert again.json()["detail"] == "Ya envió este elemento; se conservan sus primeras etiquetas."

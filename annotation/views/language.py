@@ -4,7 +4,7 @@ from functools import wraps
 
 from django.utils import translation
 
-from annotation.languages import PROJECT_TEXTS, show_in
+from annotation.languages import PROJECT_TEXTS, project_language, show_in
 from annotation.models import Project
 
 
@@ -17,11 +17,7 @@ def in_project_language(view):
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
-        language = (
-            Project.objects.filter(slug=kwargs.get("slug"))
-            .values_list("language", flat=True)
-            .first()
-        )
+        language = project_language(slug=kwargs.get("slug"))
         if not language:
             return view(request, *args, **kwargs)
         with translation.override(language):
