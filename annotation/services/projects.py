@@ -11,7 +11,12 @@ from django.utils.translation import gettext as _
 
 from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
-from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
+from annotation.defaults import (
+    DEFAULT_CATEGORIES,
+    DEFAULT_CATEGORY_TRANSLATIONS,
+    RESERVED_SHORTCUTS,
+    split_for,
+)
 from annotation.languages import CATEGORY_TEXTS, PROJECT_TEXTS, check_language, clean_translations
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
 from annotation.services.overlap import overlap_estimates_refresh, project_disputes_recompute
@@ -80,7 +85,12 @@ def project_create(
         **settings,
     )
     Category.objects.bulk_create(
-        Category(project=project, position=n, **default._asdict())
+        Category(
+            project=project,
+            position=n,
+            translations=DEFAULT_CATEGORY_TRANSLATIONS.get(default.key, {}),
+            **default._asdict(),
+        )
         for n, default in enumerate(DEFAULT_CATEGORIES)
     )
     return project

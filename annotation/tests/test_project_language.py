@@ -6,7 +6,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from annotation.models import Category
-from annotation.services import assignment_next, category_update, project_update
+from annotation.services import (
+    assignment_next,
+    category_create,
+    category_update,
+    project_update,
+)
 from annotation.tests.quality_setup import with_rounds
 
 pytestmark = pytest.mark.django_db
@@ -47,13 +52,17 @@ def test_category_texts_show_in_the_projects_language_and_fall_back_to_their_own
         category=value,
         translations={"es": {"name": "Valor", "definition": "Un número no coincide."}},
     )
+    category_create(
+        project=project, key="scale_error", name="Axis scale", shortcut="x",
+        definition="The caption misreads the axis scale.",
+    )  # fmt: skip
     project_update(project=project, language="es")
     body = signed_in.get(f"/annotation/p/{project.slug}/work/").content.decode()
     assert 'data-name="Valor" data-definition="Un número no coincide."' in body
     # No Spanish example was given: the category's own example is shown.
     assert "20.4% in 1990" in body
-    # A category without translations keeps its own name.
-    assert ">Trend<kbd>" in body
+    # The standard categories come with Spanish names; one without translations keeps its own.
+    assert ">Tendencia<kbd>" in body and ">Axis scale<kbd>" in body
     # Display only: the stored category is unchanged.
     value.refresh_from_db()
     assert value.name == "Value"
