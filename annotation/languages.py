@@ -51,7 +51,8 @@ def clean_translations(value, fields: tuple[str, ...]) -> dict[str, dict[str, st
             )
         kept = {}
         for field, text in texts.items():
-            if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS:
+            # A NUL character cannot be stored in PostgreSQL's JSON.
+            if not isinstance(text, str) or len(text) > MAX_TEXT_CHARS or "\x00" in text:
                 raise ValidationError(
                     f"The “{code}” {field} must be text of at most {MAX_TEXT_CHARS} characters."
                 )

@@ -97,6 +97,7 @@ def test_qualification_pages_speak_the_projects_language(
         ({"translations": {"xx": {"title": "?"}}}, "translations"),
         ({"translations": {"de": {"owner": "?"}}}, "translations"),
         ({"translations": ["de"]}, "translations"),
+        ({"translations": {"de": {"title": "a\x00b"}}}, "translations"),
     ],
 )
 def test_unknown_languages_and_fields_are_refused(project, changes, field):
