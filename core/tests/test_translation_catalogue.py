@@ -80,3 +80,8 @@ def test_every_marked_string_in_the_code_is_in_the_catalogues(tmp_path, monkeypa
         known = {(e.msgctxt, e.msgid) for e in catalogue(language)}
         missing = [e.msgid for e in extracted if (e.msgctxt, e.msgid) not in known]
         assert missing == [], f"not in the {language} catalogue: {missing}"
+
+
+def test_every_language_the_platform_offers_ships_a_catalogue():
+    offered = {code for code, _name in settings.LANGUAGES} - {"en"}
+    assert offered == set(SHIPPED)
