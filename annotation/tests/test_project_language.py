@@ -33,7 +33,7 @@ def test_the_work_page_speaks_the_projects_language(signed_in, project, make_ite
     assert "Etiquetar una descripción" in body and "Directrices" in body
     assert 'id="submit" aria-keyshortcuts="Enter">Enviar <kbd>' in body
     # The script's words come from the page, translated.
-    assert 'data-say-saving="Guardando…"' in body
+    assert 'data-saving="Guardando…"' in body
     assert "Submit <kbd>" not in body and "Guidelines" not in body
 
 

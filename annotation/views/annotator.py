@@ -96,7 +96,7 @@ def _posted_labels(request):
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            raise ValidationError("Send the labels as a JSON object.")
+            raise ValidationError(_("Send the labels as a JSON object."))
         return body.get("labels"), body.get("active_seconds"), True
     sentences = int(request.POST.get("sentences") or 0)
     labels = [request.POST.getlist(f"s{n}") for n in range(1, min(sentences, 200) + 1)]
@@ -105,6 +105,7 @@ def _posted_labels(request):
 
 @require_POST
 @annotator_required
+@in_project_language
 def work_submit(request, slug: str, pk: int):
     """Store the labels and lease the next item in one request.
 

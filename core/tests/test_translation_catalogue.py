@@ -18,7 +18,7 @@ LOCALE = Path(settings.BASE_DIR) / "locale"
 SHIPPED = ["de", "es"]
 # The code and templates makemessages reads (the rest of the tree holds no marked strings).
 SOURCES = ["annotation", "config", "core", "demo", "studies", "templates"]
-PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w+\}|<[^>]+>")
+PLACEHOLDER = re.compile(r"%%s|%\(\w+\)[sd]|\{\w+\}|<[^>]+>")
 
 
 def catalogue(language):
