@@ -9,7 +9,7 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | md5sum | cut -c1-12)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo demo-reset test lint format serve install migrate demo-data chromium bench clean help
+.PHONY: demo demo-reset test lint format serve install migrate demo-data chromium gettext messages bench clean help
 
 help:
 	@echo "make demo   - set up everything and run the demo server on http://$(HOST):$(PORT)/"
@@ -32,7 +32,24 @@ $(STAMP): $(BIN)/python requirements.txt requirements-dev.txt
 	@touch $(STAMP)
 	@echo "==> Python packages installed."
 
-install: $(STAMP)
+install: $(STAMP) messages
+
+# GNU gettext compiles the translations (msgfmt) and extracts messages (xgettext, used by
+# makemessages and by a test); install it once from Debian's packages if it is not there.
+gettext:
+	@if ! command -v msgfmt >/dev/null || ! command -v xgettext >/dev/null; then \
+		echo "Installing GNU gettext from Debian's packages for the translations..."; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq gettext >/dev/null; \
+	fi
+
+# The compiled catalogues Django reads (locale/<language>/LC_MESSAGES/django.mo), rebuilt from
+# their .po files when these change. They are committed too, so a checkout runs without gettext.
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+messages: $(MO_FILES)
+
+locale/%.mo: locale/%.po
+	@$(MAKE) --no-print-directory gettext
+	msgfmt --check -o $@ $<
 
 # Browser tests drive Debian's Chromium; install it once if it is not there.
 chromium:
@@ -57,7 +74,7 @@ demo: install
 demo-reset: migrate
 	$(BIN)/python manage.py demo_reset
 
-test: install chromium
+test: install chromium gettext
 	$(BIN)/python -m pytest
 
 lint: install

@@ -118,6 +118,105 @@ DEFAULT_CATEGORIES: tuple[CategoryDefault, ...] = (
 )
 
 
+# The standard categories' names and definitions in the platform's other languages, so a project
+# set to one of them (annotation/languages.py) reads in it from the start. Examples stay as written:
+# they quote the captions, which are English.
+DEFAULT_CATEGORY_TRANSLATIONS: dict[str, dict[str, dict[str, str]]] = {
+    "value_error": {
+        "de": {
+            "name": "Wert",
+            "definition": "Ein quantitativer Datenwert aus dem Diagramm ist in der Bildunterschrift "
+            "falsch angegeben. Dazu gehören Zahlen, die Werte auf Achsen darstellen, Prozentsätze "
+            "oder andere numerische Datenpunkte.",
+        },
+        "es": {
+            "name": "Valor",
+            "definition": "Un valor cuantitativo del gráfico aparece mal indicado en la descripción. "
+            "Esto incluye números que representan valores de los ejes, porcentajes u otros datos "
+            "numéricos.",
+        },
+    },
+    "label_error": {
+        "de": {
+            "name": "Beschriftung",
+            "definition": "Eine nicht numerische Beschriftung, Kategorie oder ein Textelement aus dem "
+            "Diagramm wird in der Bildunterschrift falsch wiedergegeben. Dazu gehören "
+            "Achsenbeschriftungen, Legendeneinträge, kategoriale Variablen usw.",
+        },
+        "es": {
+            "name": "Etiqueta",
+            "definition": "Una etiqueta no numérica, una categoría o un elemento de texto del gráfico "
+            "se menciona de forma incorrecta en la descripción. Esto incluye las etiquetas de los "
+            "ejes, los elementos de la leyenda, las variables categóricas, etc.",
+        },
+    },
+    "trend_error": {
+        "de": {
+            "name": "Trend",
+            "definition": "Die allgemeine Richtung einer Veränderung über die Zeit oder ein Vergleich "
+            "zwischen Gruppen wird in der Bildunterschrift falsch beschrieben, etwa wenn von einem "
+            "steigenden Trend die Rede ist, obwohl er tatsächlich fällt.",
+        },
+        "es": {
+            "name": "Tendencia",
+            "definition": "La dirección general del cambio a lo largo del tiempo o la comparación entre "
+            "grupos se describe de forma incorrecta en la descripción, por ejemplo, al afirmar una "
+            "tendencia creciente cuando en realidad es decreciente.",
+        },
+    },
+    "magnitude_error": {
+        "de": {
+            "name": "Ausmaß",
+            "definition": "Das für einen Trend beschriebene Ausmaß oder die Stärke eines Unterschieds "
+            "entspricht nicht dem Diagramm, etwa wenn ein Anstieg als „steil“ bezeichnet wird, "
+            "obwohl das Diagramm ihn als „sanft“ zeigt.",
+        },
+        "es": {
+            "name": "Magnitud",
+            "definition": "El grado o la cantidad de diferencia descritos para una tendencia no son "
+            "fieles al gráfico, por ejemplo, al calificar de «brusco» un aumento que el gráfico "
+            "muestra como «suave».",
+        },
+    },
+    "ooc_error": {
+        "de": {
+            "name": "Außerhalb des Kontexts",
+            "definition": "Begriffe, Variablen oder sonstige Informationen, die in der "
+            "Bildunterschrift eingeführt werden, im Inhalt des Diagramms aber gar nicht vorkommen. "
+            "Die Bildunterschrift enthält Tatsachenbehauptungen, die sich nicht auf den "
+            "tatsächlichen Inhalt des Diagramms stützen.",
+        },
+        "es": {
+            "name": "Fuera de contexto",
+            "definition": "Conceptos, variables o cualquier información que la descripción introduce "
+            "y que no existe en absoluto en el contenido del gráfico. La descripción contiene "
+            "afirmaciones que no se basan en el contenido real del gráfico.",
+        },
+    },
+    "grammatical_error": {
+        "de": {
+            "name": "Grammatik",
+            "definition": "Die Bildunterschrift enthält Fehler in Grammatik, Satzbau oder Syntax.",
+        },
+        "es": {
+            "name": "Gramatical",
+            "definition": "Hay errores gramaticales en la estructura o la sintaxis de la descripción.",
+        },
+    },
+    "nonsense_error": {
+        "de": {
+            "name": "Unsinn",
+            "definition": "Die Bildunterschrift enthält unvollständige Sätze, unzusammenhängende "
+            "Satzteile ohne logische Verbindung oder Wortfolgen, die schlicht keinen Sinn ergeben.",
+        },
+        "es": {
+            "name": "Sin sentido",
+            "definition": "La descripción contiene frases incompletas, fragmentos inconexos sin "
+            "relación lógica o secuencias de palabras que simplemente no tienen sentido.",
+        },
+    },
+}
+
 # Keys the page keeps for itself: navigation, submit, zoom and help.
 RESERVED_SHORTCUTS = frozenset({"j", "k", "?", "+", "-", "=", "0", " "})
 

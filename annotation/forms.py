@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.text import slugify
 
@@ -24,6 +25,14 @@ class ProjectCreateForm(forms.ModelForm):
         if not slugify(title):
             raise forms.ValidationError("Use some letters or digits in the title.")
         return title
+
+
+def kept_translations(form) -> dict:
+    """The posted translations; a form posted without the field (an older page, a script)
+    keeps the current ones rather than erasing them."""
+    if form.add_prefix("translations") not in form.data:
+        return form.instance.translations
+    return form.cleaned_data["translations"] or {}
 
 
 def split_map_text(split_map: dict) -> str:
@@ -62,6 +71,8 @@ class ProjectSettingsForm(forms.ModelForm):
             "license",
             "citation",
             "aggregation_method",
+            "language",
+            "translations",
         ]
         # Django capitalises a field's verbose name ("K_min"); these read as the README writes them.
         labels = {
@@ -75,6 +86,13 @@ class ProjectSettingsForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # The platform's languages are settings, not model choices (annotation/languages.py).
+        self.fields["language"] = forms.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            initial=self.instance.language,
+            help_text=Project._meta.get_field("language").help_text,
+        )
         if not self.is_bound:
             self.initial["split_map_text"] = split_map_text(self.instance.split_map)
         # A form posted without the license (an older page, a script) keeps the current one.
@@ -84,6 +102,12 @@ class ProjectSettingsForm(forms.ModelForm):
         # Nor does one without the overlap settings change them.
         for field in OVERLAP_FIELDS:
             self.fields[field].required = False
+
+    def clean_language(self):
+        return self.cleaned_data["language"] or self.instance.language
+
+    def clean_translations(self):
+        return kept_translations(self)
 
     def clean_license(self):
         return self.cleaned_data["license"] or self.instance.license
@@ -115,7 +139,7 @@ class ProjectSettingsForm(forms.ModelForm):
 class CategoryForm(forms.ModelForm):
     class Meta:
         model = Category
-        fields = ["name", "shortcut", "is_factual", "definition", "example"]
+        fields = ["name", "shortcut", "is_factual", "definition", "example", "translations"]
         widgets = {
             "definition": forms.Textarea(attrs={"rows": 3}),
             "example": forms.Textarea(attrs={"rows": 2}),
@@ -123,10 +147,13 @@ class CategoryForm(forms.ModelForm):
         }
         labels = {"is_factual": "Factual error"}
 
+    def clean_translations(self):
+        return kept_translations(self)
+
 
 class NewCategoryForm(CategoryForm):
     class Meta(CategoryForm.Meta):
-        fields = ["key", "name", "shortcut", "is_factual", "definition", "example"]
+        fields = ["key", "name", "shortcut", "is_factual", "definition", "example", "translations"]
         help_texts = {
             "key": "Stored in labels and exports, e.g. “unit_error”. It cannot change later."
         }

@@ -1,4 +1,5 @@
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 
 def navigation(request):
@@ -14,5 +15,5 @@ def navigation(request):
                 ("API docs", reverse("api-docs")),
             ]
         elif user.is_annotator:
-            links = [("My work", reverse("annotation:home"))]
+            links = [(_("My work"), reverse("annotation:home"))]
     return {"nav_links": links}

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES
 from core.storage import private_storage
@@ -40,8 +41,8 @@ class User(AbstractUser):
     """A signed-in person. Participants never get one: they hold a session token."""
 
     class Role(models.TextChoices):
-        RESEARCHER = "researcher", "Researcher"
-        ANNOTATOR = "annotator", "Annotator"
+        RESEARCHER = "researcher", _("Researcher")
+        ANNOTATOR = "annotator", _("Annotator")
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.ANNOTATOR)
 

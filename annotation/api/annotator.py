@@ -24,6 +24,7 @@ from annotation.api.annotator_serializers import (
     SubmittedSerializer,
     WorkAssignmentSerializer,
 )
+from annotation.api.language import ProjectLanguageMixin
 from annotation.models import Project
 from annotation.selectors import annotator_assignment, annotator_progress, work_categories
 from annotation.services import (
@@ -59,7 +60,7 @@ class JoinedProjectListView(generics.ListAPIView):
         return Project.objects.joined_by(self.request.user)
 
 
-class NextItemView(APIView):
+class NextItemView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(
@@ -95,7 +96,7 @@ class AssignmentView(APIView):
         return Response(WorkAssignmentSerializer(assignment, context=context).data)
 
 
-class DraftView(APIView):
+class DraftView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(
@@ -115,7 +116,7 @@ class DraftView(APIView):
         return Response(DraftSavedSerializer(assignment).data)
 
 
-class SubmitView(APIView):
+class SubmitView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(
@@ -152,7 +153,7 @@ class SubmitView(APIView):
         return _timed(Response(body, status=code), started)
 
 
-class SkipView(APIView):
+class SkipView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(

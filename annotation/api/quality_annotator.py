@@ -10,6 +10,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.language import ProjectLanguageMixin
 from annotation.api.quality_serializers import (
     AnnotatorRoundsSerializer,
     AttemptSerializer,
@@ -56,7 +57,7 @@ class QualificationView(APIView):
         )
 
 
-class RoundStartView(APIView):
+class RoundStartView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=None, responses={201: AttemptSerializer, 403: REFUSED, 409: REFUSED, 429: REFUSED},
@@ -67,7 +68,7 @@ class RoundStartView(APIView):
         return Response(AttemptSerializer(attempt).data, status=status.HTTP_201_CREATED)
 
 
-class RoundItemView(APIView):
+class RoundItemView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(responses={200: RoundItemSerializer, 204: OpenApiResponse(description="Round finished."), 409: REFUSED},
@@ -91,7 +92,7 @@ class RoundItemView(APIView):
         return Response(RoundItemSerializer(data).data)
 
 
-class RoundDraftView(APIView):
+class RoundDraftView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=RoundAnswerSerializer, responses={200: AttemptSerializer, 409: REFUSED},
@@ -105,7 +106,7 @@ class RoundDraftView(APIView):
         return Response(AttemptSerializer(attempt).data)
 
 
-class RoundAnswerView(APIView):
+class RoundAnswerView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=RoundAnswerSerializer, responses={201: AttemptSerializer, 409: REFUSED},

@@ -25,14 +25,19 @@ class ProjectSerializer(serializers.ModelSerializer):
 class CategorySerializer(serializers.ModelSerializer):
     class Meta:
         model = Category
-        fields = ["key", "name", "definition", "example", "shortcut", "is_factual", "position"]
+        fields = [
+            "key", "name", "definition", "example", "shortcut", "is_factual", "position",
+            "translations",
+        ]  # fmt: skip
         read_only_fields = ["position"]
 
 
 class CategoryUpdateSerializer(serializers.ModelSerializer):
     class Meta:
         model = Category
-        fields = ["name", "definition", "example", "shortcut", "is_factual", "position"]
+        fields = [
+            "name", "definition", "example", "shortcut", "is_factual", "position", "translations",
+        ]  # fmt: skip
 
 
 class ItemSerializer(serializers.ModelSerializer):

@@ -85,6 +85,18 @@ class Project(models.Model):
         help_text="The hourly pay the project aims for (the CHOCOLATE seed paid $15-20).",
     )
     currency = models.CharField(max_length=3, default="USD")
+    # A code of settings.LANGUAGES (checked by project_update, not by choices, so that adding
+    # a language needs no migration); see annotation/languages.py.
+    language = models.CharField(
+        max_length=10,
+        default="en",
+        help_text="The language of the work page, qualification rounds and guidelines.",
+    )
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Title, description and guidelines per language: {"es": {"guidelines": "..."}}.',
+    )
     tie_rule = models.CharField(max_length=10, choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")], default="negative", help_text="How a majority vote with as many raters for as against an error is decided.")  # fmt: skip
     aggregation_method = models.CharField(
         "label aggregation",
@@ -194,6 +206,11 @@ class Category(models.Model):
         help_text="Whether this error makes a sentence non-factual (a grammatical slip does not).",
     )
     position = models.PositiveSmallIntegerField(default=0)
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Name, definition and example per language: {"es": {"name": "..."}}.',
+    )
 
     class Meta:
         ordering = ["position", "pk"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from annotation.models import GoldItem, Qualification, QualificationRound, RoundAttempt
 from annotation.round_draws import fresh_left, per_attempt_size, review_open
@@ -27,9 +28,9 @@ STANDING_LABELS = {
     "blocked": "Blocked by the researcher",
 }
 
-NOT_SHOWN = "This project does not show the researchers' labels after a round."
-NOT_FINISHED = "Finish the round first; its labels are shown afterwards."
-HIDDEN_FOR_RETRY = (
+NOT_SHOWN = gettext_lazy("This project does not show the researchers' labels after a round.")
+NOT_FINISHED = gettext_lazy("Finish the round first; its labels are shown afterwards.")
+HIDDEN_FOR_RETRY = gettext_lazy(
     "The researchers' labels for this round are shown once you pass it or have no attempt "
     "left, so that your next attempt stays a fair test."
 )

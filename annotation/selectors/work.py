@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.http import Http404
 from django.utils import timezone
 
+from annotation.languages import CATEGORY_TEXTS, show_in
 from annotation.models import Assignment, Category, Item, Project, Qualification
 from annotation.selectors.overlap import growing_items
 from annotation.selectors.quality import unseen_controls
@@ -34,11 +35,13 @@ def annotator_assignment(*, annotator: User, pk: int) -> Assignment:
 
 
 def work_categories(project: Project) -> list[Category]:
-    return list(
+    """The categories as annotators see them: in the project's language (display only)."""
+    categories = list(
         Category.objects.filter(project=project)
-        .only("key", "name", "definition", "example", "shortcut", "position")
+        .only("key", "name", "definition", "example", "shortcut", "position", "translations")
         .order_by("position", "pk")
     )
+    return show_in(categories, CATEGORY_TEXTS, project.language)
 
 
 @dataclass(frozen=True)

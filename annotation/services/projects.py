@@ -7,10 +7,17 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from analysis.aggregation import METHODS
 from annotation.assignment import strategy as rules
-from annotation.defaults import DEFAULT_CATEGORIES, RESERVED_SHORTCUTS, split_for
+from annotation.defaults import (
+    DEFAULT_CATEGORIES,
+    DEFAULT_CATEGORY_TRANSLATIONS,
+    RESERVED_SHORTCUTS,
+    split_for,
+)
+from annotation.languages import CATEGORY_TEXTS, PROJECT_TEXTS, check_language, clean_translations
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
 from annotation.services.overlap import overlap_estimates_refresh, project_disputes_recompute
 from core.errors import ServiceError
@@ -50,6 +57,8 @@ PROJECT_SETTINGS = (
     "license",
     "citation",
     "aggregation_method",
+    "language",
+    "translations",
 )
 # Changing one of these can change which items are undecided.
 _DISPUTE_SETTINGS = {"overlap_policy", "overlap_k_min", "overlap_rule", "overlap_threshold"}
@@ -65,7 +74,7 @@ def project_create(
         raise TypeError(f"project_create got unexpected settings {sorted(unknown)}")
     if "split_map" in settings:
         settings["split_map"] = _clean_split_map(settings["split_map"])
-    errors = _overlap_errors(Project(), settings)
+    errors = {**_overlap_errors(Project(), settings), **_language_errors(settings)}
     if errors:
         raise ValidationError(errors)
     project = Project.objects.create(
@@ -76,7 +85,12 @@ def project_create(
         **settings,
     )
     Category.objects.bulk_create(
-        Category(project=project, position=n, **default._asdict())
+        Category(
+            project=project,
+            position=n,
+            translations=DEFAULT_CATEGORY_TRANSLATIONS.get(default.key, {}),
+            **default._asdict(),
+        )
         for n, default in enumerate(DEFAULT_CATEGORIES)
     )
     return project
@@ -119,6 +133,7 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
         if money in changes and Decimal(changes[money]) < 0:
             errors[money] = ["Use an amount of zero or more."]
     errors.update(_overlap_errors(project, changes))
+    errors.update(_language_errors(changes))
     if "aggregation_method" in changes and changes["aggregation_method"] not in METHODS:
         errors["aggregation_method"] = [f"Choose one of {', '.join(METHODS)}."]
     if errors:
@@ -154,6 +169,22 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
             details={"before": before, "fields": sorted(changes)},
         )
     return project
+
+
+def _language_errors(changes: dict) -> dict:
+    """Check the language and the translations, cleaning the translations in place."""
+    errors = {}
+    if "language" in changes:
+        try:
+            check_language(changes["language"])
+        except ValidationError as exc:
+            errors["language"] = exc.messages
+    if "translations" in changes:
+        try:
+            changes["translations"] = clean_translations(changes["translations"], PROJECT_TEXTS)
+        except ValidationError as exc:
+            errors["translations"] = exc.messages
+    return errors
 
 
 def _overlap_errors(project: Project, changes: dict) -> dict:
@@ -225,6 +256,7 @@ def category_create(
     shortcut: str,
     example: str = "",
     is_factual: bool = True,
+    translations: dict | None = None,
 ) -> Category:
     shortcut = (shortcut or "").strip().lower()
     key = (key or "").strip().lower()
@@ -233,6 +265,10 @@ def category_create(
         errors["name"] = ["Give the category a name."]
     if not definition.strip():
         errors["definition"] = ["Annotators need a definition."]
+    try:
+        translations = clean_translations(translations, CATEGORY_TEXTS)
+    except ValidationError as exc:
+        errors["translations"] = exc.messages
     if errors:
         raise ValidationError(errors)
     last = Category.objects.filter(project=project).order_by("-position").first()
@@ -244,13 +280,22 @@ def category_create(
         example=example.strip(),
         shortcut=shortcut,
         is_factual=is_factual,
+        translations=translations,
         position=(last.position + 1) if last else 0,
     )
 
 
 def category_update(*, category: Category, **changes) -> Category:
     """Edit a category's wording, key binding or factual flag; its stored key never changes."""
-    allowed = {"name", "definition", "example", "shortcut", "is_factual", "position"}
+    allowed = {
+        "name",
+        "definition",
+        "example",
+        "shortcut",
+        "is_factual",
+        "position",
+        "translations",
+    }
     unknown = set(changes) - allowed
     if unknown:
         raise ValidationError({field: ["This cannot be changed."] for field in sorted(unknown)})
@@ -268,6 +313,11 @@ def category_update(*, category: Category, **changes) -> Category:
     for field in ("name", "definition"):
         if field in changes and not str(changes[field]).strip():
             raise ValidationError({field: ["This cannot be empty."]})
+    if "translations" in changes:
+        try:
+            changes["translations"] = clean_translations(changes["translations"], CATEGORY_TEXTS)
+        except ValidationError as exc:
+            raise ValidationError({"translations": exc.messages}) from None
     for field, value in changes.items():
         setattr(category, field, value.strip() if isinstance(value, str) else value)
     category.save(update_fields=list(changes) or None)
@@ -292,16 +342,16 @@ def category_delete(*, category: Category) -> None:
 def project_for_invite(*, code: str) -> Project:
     project = Project.objects.filter(invite_code=code).first()
     if project is None:
-        raise InviteError("This invite link is not valid. Ask the researcher for a new one.")
+        raise InviteError(_("This invite link is not valid. Ask the researcher for a new one."))
     if not project.accepting_annotators:
-        raise InviteError("This project is not taking new annotators at the moment.")
+        raise InviteError(_("This project is not taking new annotators at the moment."))
     return project
 
 
 def project_join(*, project: Project, annotator: User) -> ProjectMember:
     if not annotator.is_annotator:
-        raise InviteError("Only annotator accounts can join a project. Sign in as an annotator.")
-    member, _ = ProjectMember.objects.get_or_create(project=project, annotator=annotator)
+        raise InviteError(_("Only annotator accounts can join a project. Sign in as an annotator."))
+    member, _created = ProjectMember.objects.get_or_create(project=project, annotator=annotator)
     return member
 
 

@@ -32,6 +32,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.assignment import strategy as rules
 from annotation.models import (
@@ -139,7 +140,7 @@ def _membership_check(project: Project, annotator: User) -> bool:
         .first()
     )
     if found is None:
-        raise QueueError("You are not a member of this project.", status=404, code="not_found")
+        raise QueueError(_("You are not a member of this project."), status=404, code="not_found")
     return bool(found)
 
 
@@ -158,7 +159,7 @@ def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
             # open lease each), a slot was taken under us, or the open items were all
             # locked by other requests for a moment: look again, after a short pause.
             time.sleep(RETRY_PAUSE * (attempt + 1))
-    raise QueueError("The queue is busy. Please try again.", status=503, code="busy")
+    raise QueueError(_("The queue is busy. Please try again."), status=503, code="busy")
 
 
 def assignment_lease(*, project: Project, annotator: User, standing: Standing) -> Assignment | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from annotation.models import Assignment, Category, LabelSet
 from annotation.selectors.work import work_categories
@@ -37,7 +38,7 @@ from annotation.services.queue_work import (
 from core.models import User
 
 State = Assignment.State
-BUSY = "The queue is busy. Please try again."
+BUSY = gettext_lazy("The queue is busy. Please try again.")
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def assignment_submit_next(
             labels=labels,
             active_seconds=active_seconds,
         )
-        return Submitted(label_set, None, QueueError(BUSY, status=503, code="busy"))
+        return Submitted(label_set, None, QueueError(str(BUSY), status=503, code="busy"))
     return _replay(assignment, annotator, labels)
 
 

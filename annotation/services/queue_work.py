@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Item, LabelSet, QualificationRound
 from annotation.services.overlap import item_dispute_update
@@ -37,12 +38,12 @@ def _active(assignment: Assignment, reported, now) -> float:
 
 def _ended_message(assignment: Assignment) -> str:
     if assignment.state == State.SUBMITTED:
-        return "You already submitted this item; your first labels are kept."
+        return _("You already submitted this item; your first labels are kept.")
     if assignment.state == State.SKIPPED:
-        return "You skipped this item, so it cannot be submitted."
+        return _("You skipped this item, so it cannot be submitted.")
     if assignment.state == State.RELEASED:
-        return "The researcher released this item from you; ask for the next item."
-    return "Your lease on this item expired and the item went back to the pool."
+        return _("The researcher released this item from you; ask for the next item.")
+    return _("Your lease on this item expired and the item went back to the pool.")
 
 
 def _locked_own(assignment_id: int, annotator: User, *, rounds: bool = False) -> Assignment:
@@ -58,7 +59,7 @@ def _locked_own(assignment_id: int, annotator: User, *, rounds: bool = False) ->
         .first()
     )
     if item_id is None:
-        raise QueueError("No such item is assigned to you.", status=404, code="not_found")
+        raise QueueError(_("No such item is assigned to you."), status=404, code="not_found")
     locked = Assignment.objects.select_for_update(of=("self",)).select_related("project", "item")
     if rounds:
         locked = locked.annotate(

@@ -8,6 +8,7 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -15,11 +16,12 @@ from annotation.models import Project
 from annotation.selectors import annotator_progress, work_categories
 from annotation.services import QueueError, assignment_next, assignment_skip, assignment_submit_next
 from annotation.views import quality_annotator
+from annotation.views.language import in_project_language, shown
 from core.decorators import annotator_required
 
 
 def _joined(request, slug: str) -> Project:
-    return get_object_or_404(Project.objects.joined_by(request.user), slug=slug)
+    return shown(get_object_or_404(Project.objects.joined_by(request.user), slug=slug))
 
 
 def _item_context(project, assignment, categories, progress) -> dict:
@@ -62,6 +64,7 @@ def _item_context(project, assignment, categories, progress) -> dict:
 
 @never_cache
 @annotator_required
+@in_project_language
 def work(request, slug: str):
     """The annotator's current item: their open lease, or the next one the queue gives them."""
     project = _joined(request, slug)
@@ -93,7 +96,7 @@ def _posted_labels(request):
         except ValueError:
             body = None
         if not isinstance(body, dict):
-            raise ValidationError("Send the labels as a JSON object.")
+            raise ValidationError(_("Send the labels as a JSON object."))
         return body.get("labels"), body.get("active_seconds"), True
     sentences = int(request.POST.get("sentences") or 0)
     labels = [request.POST.getlist(f"s{n}") for n in range(1, min(sentences, 200) + 1)]
@@ -102,6 +105,7 @@ def _posted_labels(request):
 
 @require_POST
 @annotator_required
+@in_project_language
 def work_submit(request, slug: str, pk: int):
     """Store the labels and lease the next item in one request.
 
@@ -143,6 +147,7 @@ def work_submit(request, slug: str, pk: int):
 
 
 @annotator_required
+@in_project_language
 def guidelines(request, slug: str):
     project = _joined(request, slug)
     return render(
@@ -154,6 +159,7 @@ def guidelines(request, slug: str):
 
 @require_POST
 @annotator_required
+@in_project_language
 def skip(request, slug: str, pk: int):
     project = _joined(request, slug)
     try:
@@ -163,5 +169,5 @@ def skip(request, slug: str, pk: int):
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     else:
-        messages.success(request, "Skipped. Here is your next item.")
+        messages.success(request, _("Skipped. Here is your next item."))
     return redirect("annotation:work", slug=project.slug)

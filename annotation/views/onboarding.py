@@ -1,6 +1,8 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
 from annotation.models import Project
@@ -12,6 +14,7 @@ from annotation.services import (
     project_for_invite,
     project_join,
 )
+from annotation.views.language import shown
 from core.decorators import annotator_required, researcher_required
 from core.security import sign_up_throttled
 
@@ -31,7 +34,11 @@ def join(request, code: str):
         return render(
             request, "annotation/invite_invalid.html", {"reason": exc.message}, status=404
         )
+    with translation.override(project.language):
+        return _join(request, shown(project))
 
+
+def _join(request, project):
     if request.user.is_authenticated:
         if request.method == "POST":
             try:
@@ -41,7 +48,7 @@ def join(request, code: str):
                 return render(
                     request, "annotation/join.html", {"project": project, "form": None}, status=403
                 )
-            messages.success(request, f"You joined “{project.title}”.")
+            messages.success(request, _("You joined “%(title)s”.") % {"title": project.title})
             return redirect("annotation:home")
         return render(request, "annotation/join.html", {"project": project, "form": None})
 
@@ -50,8 +57,11 @@ def join(request, code: str):
         form.errors.clear()
         form.add_error(
             None,
-            "Too many accounts were created from your network in a short time. "
-            f"Try again in {throttled.wait}, or ask the researcher for help.",
+            _(
+                "Too many accounts were created from your network in a short time. "
+                "Try again in %(wait)s, or ask the researcher for help."
+            )
+            % {"wait": throttled.wait},
         )
         response = render(request, "annotation/join.html", {"project": project, "form": form})
         response.status_code = 429
@@ -65,7 +75,7 @@ def join(request, code: str):
             email=form.cleaned_data.get("email", ""),
         )
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome! You joined “{project.title}”.")
+        messages.success(request, _("Welcome! You joined “%(title)s”.") % {"title": project.title})
         return redirect("annotation:home")
     return render(request, "annotation/join.html", {"project": project, "form": form})
 

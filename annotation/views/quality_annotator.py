@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -27,6 +28,7 @@ from annotation.services.quality import (
     next_item_index,
     open_attempt,
 )
+from annotation.views.language import in_project_language, shown
 from core.decorators import annotator_required, refusal_flashed
 
 # Queue refusals that come from quality control, answered with these pages.
@@ -38,7 +40,7 @@ def _today() -> str:
 
 
 def _joined(request, slug: str) -> Project:
-    return get_object_or_404(Project.objects.joined_by(request.user), slug=slug)
+    return shown(get_object_or_404(Project.objects.joined_by(request.user), slug=slug))
 
 
 def quality_refusal(request, project, exc):
@@ -55,6 +57,7 @@ def quality_refusal(request, project, exc):
 
 @never_cache
 @annotator_required
+@in_project_language
 def overview(request, slug: str):
     project = _joined(request, slug)
     status = annotator_rounds(project=project, annotator=request.user)
@@ -68,6 +71,7 @@ def overview(request, slug: str):
 @require_POST
 @annotator_required
 @refusal_flashed("annotation:qualify", "slug")
+@in_project_language
 def start(request, slug: str, position: int):
     project = _joined(request, slug)
     attempt_start(project=project, annotator=request.user, position=position)
@@ -87,13 +91,12 @@ def _round_page(request, project, attempt, index, *, error: str = "", status: in
     last = index == len(golds)
     base = f"/api/v1/annotator/projects/{project.slug}/rounds/{position}/items/{index}/"
     ask = (
-        f"Submit caption {index} of {len(golds)}? "
-        + (
-            "This is the last one: the round is scored at once."
-            if last
-            else "You cannot change it afterwards."
-        )  # fmt: skip
-    )
+        _(
+            "Submit caption %(index)d of %(total)d? This is the last one: the round is scored at once."
+        )
+        if last
+        else _("Submit caption %(index)d of %(total)d? You cannot change it afterwards.")
+    ) % {"index": index, "total": len(golds)}
     state = {
         "assignment": None,
         "sentences": len(item.sentences),
@@ -114,8 +117,10 @@ def _round_page(request, project, attempt, index, *, error: str = "", status: in
         "annotation/quality/round_item.html",
         {
             "project": project,
-            "heading": f"Qualification round {position}: {attempt.round.title}",
-            "subheading": f"Caption {index} of {len(golds)}. Label it as you would in real work.",
+            "heading": _("Qualification round %(position)d: %(title)s")
+            % {"position": position, "title": attempt.round.title},
+            "subheading": _("Caption %(index)d of %(total)d. Label it as you would in real work.")
+            % {"index": index, "total": len(golds)},
             "item": item,
             "rows": rows,
             "categories": categories,
@@ -123,7 +128,7 @@ def _round_page(request, project, attempt, index, *, error: str = "", status: in
             "index": index,
             "position": position,
             "confirm_text": ask,
-            "submit_label": "Finish the round" if last else "Submit caption",
+            "submit_label": _("Finish the round") if last else _("Submit caption"),
             "error": error,
         },
         status=status,
@@ -132,6 +137,7 @@ def _round_page(request, project, attempt, index, *, error: str = "", status: in
 
 @never_cache
 @annotator_required
+@in_project_language
 def round_item(request, slug: str, position: int):
     project = _joined(request, slug)
     try:
@@ -149,6 +155,7 @@ def round_item(request, slug: str, position: int):
 
 @require_POST
 @annotator_required
+@in_project_language
 def round_answer(request, slug: str, position: int, index: int):
     """The no-JavaScript way to answer a round caption: a form with a required confirmation."""
     project = _joined(request, slug)
@@ -158,7 +165,7 @@ def round_answer(request, slug: str, position: int, index: int):
         messages.error(request, exc.message)
         return redirect("annotation:qualify", slug=slug)
     if next_item_index(attempt) != index:
-        messages.error(request, "That caption was already answered; here is the next one.")
+        messages.error(request, _("That caption was already answered; here is the next one."))
         return redirect("annotation:qualify-round", slug=slug, position=position)
     golds = attempt_gold(attempt)
     sentences = len(golds[index - 1].item.sentences)
@@ -166,7 +173,7 @@ def round_answer(request, slug: str, position: int, index: int):
     if request.POST.get("confirm") != "yes":
         attempt.drafts[str(index)] = labels
         return _round_page(request, project, attempt, index, status=400,
-                           error="Tick the confirmation box to submit this caption.")  # fmt: skip
+                           error=_("Tick the confirmation box to submit this caption."))  # fmt: skip
     try:
         attempt_answer(project=project, annotator=request.user, position=position, index=index,
                        labels=labels)  # fmt: skip
@@ -177,13 +184,16 @@ def round_answer(request, slug: str, position: int, index: int):
 
 @never_cache
 @annotator_required
+@in_project_language
 def result(request, slug: str, position: int):
     """A round's result: score against the pass mark, and the items as far as the review allows."""
     project = _joined(request, slug)
     names = {c.key: c.name for c in work_categories(project)}
     found = round_result(project=project, annotator=request.user, position=position, names=names)
     if found is None:
-        messages.info(request, f"Round {position} has no finished attempt yet.")
+        messages.info(
+            request, _("Round %(position)d has no finished attempt yet.") % {"position": position}
+        )
         return redirect("annotation:qualify", slug=slug)
     status = annotator_rounds(project=project, annotator=request.user)
     return render(
@@ -200,6 +210,7 @@ def result(request, slug: str, position: int):
 
 
 @annotator_required
+@in_project_language
 def review(request, slug: str, position: int):
     """The old review address: the result page shows the labels now, when they may be shown."""
     return redirect("annotation:qualify-result", slug=slug, position=position)

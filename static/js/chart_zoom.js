@@ -35,18 +35,20 @@
   function buildDialog() {
     dialog = document.createElement("dialog");
     dialog.className = "chart-zoom";
-    dialog.setAttribute("aria-label", "The chart, full screen");
+    // Its words come translated from the figure's data-say-* attributes (participate/trial.html).
+    const words = figures[0].dataset;
+    dialog.setAttribute("aria-label", words.sayDialog || "");
     const close = document.createElement("button");
     close.type = "button";
     close.className = "chart-zoom-close";
-    close.textContent = "Close";
+    close.textContent = words.sayClose || "";
     const frame = document.createElement("div");
     frame.className = "chart-zoom-frame";
     const img = document.createElement("img");
     frame.appendChild(img);
     const help = document.createElement("p");
     help.className = "chart-zoom-help";
-    help.textContent = "Tap the chart to zoom in or out. Turn your phone sideways for a bigger chart.";
+    help.textContent = words.sayHelp || "";
     dialog.append(close, frame, help);
     document.body.appendChild(dialog);
     close.addEventListener("click", () => dialog.close());

@@ -68,7 +68,7 @@
     button.hidden = false;
     button.addEventListener("click", () => {
       navigator.clipboard.writeText(target.textContent.trim()).then(() => {
-        button.textContent = "Copied";
+        button.textContent = button.dataset.copiedText;
       });
     });
   });
@@ -85,6 +85,9 @@
     const missing = fieldset.querySelector("[data-ranking-missing]");
     const all = Array.from(list.querySelectorAll(".rank-item"));
     const textOf = (item) => item.querySelector(".rank-text").textContent.trim();
+    // The words come translated from the template (data-say-* on the list), with {placeholders}.
+    const say = (name, vars = {}) =>
+      (list.dataset[name] || "").replace(/\{(\w+)\}/g, (whole, key) => (key in vars ? String(vars[key]) : whole));
     const note = () => form && form.noteInteraction && form.noteInteraction();
     const count = document.createElement("p");
     count.className = "rank-count";
@@ -98,14 +101,14 @@
       slot.append(
         span("rank-handle", "⠿", true),
         span("rank-place", "", true),
-        button("rank-add", "Place", `Place ${textOf(item)}`)
+        button("rank-add", say("sayPlace"), say("sayPlaceItem", { item: textOf(item) }))
       );
       item.insertBefore(slot, item.firstChild);
       const controls = span("rank-controls", "");
       controls.append(
-        button("rank-up", "↑", "Move up"),
-        button("rank-down", "↓", "Move down"),
-        button("rank-remove", "✕", `Take ${textOf(item)} out of your order`)
+        button("rank-up", "↑", say("sayMoveUp")),
+        button("rank-down", "↓", say("sayMoveDown")),
+        button("rank-remove", "✕", say("sayRemoveItem", { item: textOf(item) }))
       );
       item.appendChild(controls);
       slot.querySelector(".rank-add").addEventListener("click", () => placeNext(item));
@@ -137,7 +140,7 @@
     // The message for a refused Next takes the count's line, so the list does not move
     // down and Next stays where it was; it follows what is still to place.
     function showMissing(left) {
-      missing.textContent = `Please place every item first: ${left} still to place.`;
+      missing.textContent = say("sayMissing", { left });
       missing.hidden = left === 0;
       count.hidden = left > 0;
     }
@@ -240,16 +243,16 @@
         item.querySelector(".rank-place").textContent = String(i + 1);
         item.querySelector(".rank-up").disabled = i === 0;
         item.querySelector(".rank-down").disabled = i === placed.length - 1;
-        item.setAttribute("aria-label", `${textOf(item)}, number ${i + 1} of ${n}`);
+        item.setAttribute("aria-label", say("sayItemPlaced", { item: textOf(item), place: i + 1, n }));
       });
       poolItems().forEach((item) => {
         item.tabIndex = -1;
         item.querySelector(".rank-select").value = "";
         item.querySelector(".rank-place").textContent = "";
-        item.setAttribute("aria-label", `${textOf(item)}, not placed yet`);
+        item.setAttribute("aria-label", say("sayItemUnplaced", { item: textOf(item) }));
       });
       const left = poolItems().length;
-      count.textContent = left ? `${placed.length} of ${n} placed` : `All ${n} placed`;
+      count.textContent = left ? say("sayCount", { placed: placed.length, n }) : say("sayAllPlaced", { n });
       count.classList.toggle("is-complete", left === 0);
       // An error shown for a refused Next follows what is still to place.
       if (missing && !missing.hidden) showMissing(left);
@@ -257,8 +260,8 @@
         const where = placed.indexOf(moved);
         status.textContent =
           where < 0
-            ? `${textOf(moved)} is back among the items to place.`
-            : `${textOf(moved)} is number ${where + 1} of ${n}.` + (left ? ` ${left} still to place.` : " All placed.");
+            ? say("sayMovedBack", { item: textOf(moved) })
+            : `${say("sayMovedTo", { item: textOf(moved), place: where + 1, n })} ${left ? say("sayStillLeft", { left }) : say("sayAllDone")}`;
       }
     }
 

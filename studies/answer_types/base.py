@@ -15,6 +15,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies.answers import DEFAULT_TOLERANCE
 
 
@@ -54,11 +56,11 @@ class BaseAnswerType:
     orders_items: bool = False
     # The JSON flow must report at least one interaction (a widget with a starting state).
     needs_interaction: bool = False
-    no_interaction_message: str = "Please give your answer before continuing."
+    no_interaction_message: str = _("Please give your answer before continuing.")
     no_interaction_detail: str = (
         "An answer given with no interaction cannot be taken (interactions >= 1)."
     )
-    empty_message: str = "Please give your answer."
+    empty_message: str = _("Please give your answer.")
     prompt_hint: str = ""
     # How a researcher writes the key, and what the tolerance means (form help texts).
     key_help: str = ""

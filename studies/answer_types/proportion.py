@@ -14,13 +14,15 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
+
 from studies import answers
 from studies.answers import quantities
 
 from .base import BaseAnswerType
 
 SCALE = 100.0
-SLIDER_HELP = "Please move the slider to your estimate, from 0 to 100."
+SLIDER_HELP = _("Please move the slider to your estimate, from 0 to 100.")
 
 
 def _on_scale(value: float) -> bool:
@@ -34,7 +36,7 @@ class Proportion(BaseAnswerType):
     uses_tolerance = True
     tolerance_unit = " points"
     needs_interaction = True
-    no_interaction_message = "Please move the slider to your estimate, then continue."
+    no_interaction_message = _("Please move the slider to your estimate, then continue.")
     no_interaction_detail = (
         "A slider answer needs at least one reported interaction (interactions >= 1)."
     )

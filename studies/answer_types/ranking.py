@@ -10,12 +10,15 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
+
 from studies import answers
 from studies.answers import rankings
 
 from .base import BaseAnswerType, FormAnswerError, distinct_options
 
-RANK_HELP = "Please give every item its own rank, from 1 to {n}."
+RANK_HELP = _("Please give every item its own rank, from 1 to {n}.")
 
 
 def is_permutation(items: Sequence[str], options: Sequence[str]) -> bool:
@@ -37,10 +40,19 @@ def ranking_from_places(places: Sequence[int | None], options: Sequence[str]) ->
     n = len(options)
     if len(places) != n or sorted(p for p in places if p) != list(range(1, n + 1)):
         missing = sum(1 for p in places if not p) + max(n - len(places), 0)
-        still = f" ({missing} still to place)" if missing else ""
-        raise answers.AnswerFormatError(
-            f"Please place every item: give each its own rank, from 1 to {n}{still}."
-        )
+        if missing:
+            message = ngettext(
+                "Please place every item: give each its own rank, from 1 to %(n)d "
+                "(%(missing)d still to place).",
+                "Please place every item: give each its own rank, from 1 to %(n)d "
+                "(%(missing)d still to place).",
+                missing,
+            ) % {"n": n, "missing": missing}
+        else:
+            message = gettext(
+                "Please place every item: give each its own rank, from 1 to %(n)d."
+            ) % {"n": n}
+        raise answers.AnswerFormatError(message)
     return [options[i] for i in sorted(range(n), key=lambda i: places[i])]
 
 
@@ -58,11 +70,11 @@ class Ranking(BaseAnswerType):
     options_label = "Items"
     orders_items = True
     needs_interaction = True
-    no_interaction_message = (
+    no_interaction_message = _(
         "Please put the items in order yourself: place every item, then continue."
     )
     no_interaction_detail = "A ranking needs at least one reported interaction (interactions >= 1)."
-    empty_message = "Please put the items in order before continuing."
+    empty_message = _("Please put the items in order before continuing.")
     key_help = "Ranking: the items in order, separated by > or commas."
     prompt_hint = "Reply with only the items in order, separated by commas."
     api_answer = "Ranking: the item texts in order."

@@ -21,18 +21,23 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from django.utils.translation import gettext_lazy as _
+
 DEFAULT_TOLERANCE = 0.10
 
-NUMBER_HELP = "Please enter a number, like 42 or 3.5."
-SINGLE_NUMBER_HELP = "Please enter just one number, like 42 or 3.5 (we found {found})."
-CHOICE_HELP = "Please choose one of the options."
-RANKING_HELP = "Please list the items in order, separated by commas or >, e.g. A, B, C."
+# Shown to participants: translated when raised, in the language of the request.
+NUMBER_HELP = _("Please enter a number, like 42 or 3.5.")
+SINGLE_NUMBER_HELP = _("Please enter just one number, like 42 or 3.5 (we found {found}).")
+CHOICE_HELP = _("Please choose one of the options.")
+RANKING_HELP = _("Please list the items in order, separated by commas or >, e.g. A, B, C.")
 
 
 class AnswerFormatError(ValueError):
     """An answer could not be read; ``message`` can be shown to the participant."""
 
     def __init__(self, message: str):
+        # A lazy help text becomes words here, in the language active while the answer is read.
+        message = str(message)
         super().__init__(message)
         self.message = message
 

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from core.models import User
 from studies import answer_types, answers, exclusion_rules
@@ -101,7 +103,7 @@ def study_readiness(study: Study) -> list[str]:
 class Unavailable:
     code: str
     message: str
-    heading: str = "Thank you for your interest"
+    heading: str = gettext_lazy("Thank you for your interest")
 
 
 def study_counted_places(study: Study, *, now=None) -> int:
@@ -121,19 +123,19 @@ def study_counted_places(study: Study, *, now=None) -> int:
 def study_unavailable_reason(study: Study, *, now=None) -> Unavailable | None:
     """Why a new participant cannot start now, or None when they can."""
     if study.status == Study.Status.DRAFT:
-        return Unavailable("not_open", "This study is not open yet. Please try again later.")
+        return Unavailable("not_open", _("This study is not open yet. Please try again later."))
     if study.status == Study.Status.PAUSED:
         return Unavailable(
-            "paused", "This study is paused at the moment. Please try again a little later."
+            "paused", _("This study is paused at the moment. Please try again a little later.")
         )
     if study.status == Study.Status.CLOSED:
-        return Unavailable("closed", "This study has closed. Thank you for your interest.")
+        return Unavailable("closed", _("This study has closed. Thank you for your interest."))
     if study.status == Study.Status.LIVE and study.stopped_at is not None:
         # The stopping rule was met (studies/services/study/stopping.py).
         return Unavailable(
             "full",
-            "This study has all the participants it needs. Thank you for your interest.",
-            "This study is full",
+            _("This study has all the participants it needs. Thank you for your interest."),
+            _("This study is full"),
         )
     if (
         study.status == Study.Status.LIVE
@@ -142,8 +144,8 @@ def study_unavailable_reason(study: Study, *, now=None) -> Unavailable | None:
     ):
         return Unavailable(
             "full",
-            "This study has all the participants it needs. Thank you for your interest.",
-            "This study is full",
+            _("This study has all the participants it needs. Thank you for your interest."),
+            _("This study is full"),
         )
     return None
 

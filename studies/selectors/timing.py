@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import statistics
 
+from django.utils.translation import ngettext
+
 from studies.models import ParticipantSession, Study
 
 Status = ParticipantSession.Status
@@ -29,10 +31,6 @@ def study_expected_minutes(study: Study) -> int | None:
     return max(1, round(statistics.median(spans) / 60))
 
 
-def _minutes(n: int) -> str:
-    return f"{n} minute{'s' if n != 1 else ''}"
-
-
 def time_statement(*, expected: int | None, limit: int) -> str:
     """The one way every participant page states time: what it usually takes, and the limit.
 
@@ -40,10 +38,18 @@ def time_statement(*, expected: int | None, limit: int) -> str:
     above the limit is not stated, since it would promise more time than there is.
     """
     if expected and expected < limit:
-        return f"It usually takes about {_minutes(expected)}; you have up to {limit}."
-    return f"You have up to {_minutes(limit)}."
+        return ngettext(
+            "It usually takes about %(expected)d minute; you have up to %(limit)d.",
+            "It usually takes about %(expected)d minutes; you have up to %(limit)d.",
+            expected,
+        ) % {"expected": expected, "limit": limit}
+    return ngettext(
+        "You have up to %(limit)d minute.", "You have up to %(limit)d minutes.", limit
+    ) % {"limit": limit}
 
 
 def time_left_statement(*, minutes_left: int, limit: int) -> str:
     """The trial page's clock, in the same terms: "52 of your 60 minutes left"."""
-    return f"{minutes_left} of your {limit} minutes left"
+    return ngettext(
+        "%(left)d of your %(limit)d minutes left", "%(left)d of your %(limit)d minutes left", limit
+    ) % {"left": minutes_left, "limit": limit}

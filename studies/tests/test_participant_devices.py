@@ -96,7 +96,7 @@ def test_the_page_device_check_js_sends_phones_to_says_the_same(client, research
     study = make_study(researcher)
     response = client.get(reverse("participate:device", args=[study.slug]))
     assert response.status_code == 200
-    assert escape(DEVICE_MESSAGE) in response.content.decode()
+    assert escape(str(DEVICE_MESSAGE)) in response.content.decode()
     welcome = client.get(_welcome(study), HTTP_USER_AGENT=DESKTOP).content.decode()
     assert f'data-phone-refusal="/s/{study.slug}/device/"' in welcome
     assert "js/device_check.js" in welcome

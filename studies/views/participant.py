@@ -22,6 +22,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from studies.answer_types import FormAnswerError, get_type
@@ -95,29 +97,43 @@ def _ended_page(request, session: ParticipantSession):
     if session.status == Status.WITHDRAWN:
         kept = not session.answers_deleted and session.current_position > 0
         text = (
-            "You have withdrawn from this study. As the consent form said, the answers you gave "
-            "are kept."
+            _(
+                "You have withdrawn from this study. As the consent form said, the answers you "
+                "gave are kept. Thank you for your time."
+            )
             if kept
-            else "You have withdrawn from this study and your answers were deleted."
+            else _(
+                "You have withdrawn from this study and your answers were deleted. "
+                "Thank you for your time."
+            )
         )
-        return message_page(
-            request, "You have withdrawn", text + " Thank you for your time.", study=study
-        )
+        return message_page(request, _("You have withdrawn"), text, study=study)
     if session.status == Status.TIMED_OUT:
         return message_page(
             request,
-            "The time limit has been reached",
-            f"You had up to {study.time_limit_minutes} minutes for this study, so it has ended. "
-            "Thank you for your time. If you think this is a mistake, please "
-            f"{svc.wording(study.platform).contact}.",
+            _("The time limit has been reached"),
+            ngettext(
+                "You had up to %(limit)d minute for this study, so it has ended. Thank you for "
+                "your time. If you think this is a mistake, please %(contact)s.",
+                "You had up to %(limit)d minutes for this study, so it has ended. Thank you for "
+                "your time. If you think this is a mistake, please %(contact)s.",
+                study.time_limit_minutes,
+            )
+            % {
+                "limit": study.time_limit_minutes,
+                "contact": svc.wording(study.platform).contact,
+            },
             study=study,
         )
     if session.status == Status.ABANDONED:
         return message_page(
             request,
-            "This session was closed",
-            "The researcher closed this session so that you can start over. "
-            f"To start, please {svc.wording(study.platform).way_back}.",
+            _("This session was closed"),
+            _(
+                "The researcher closed this session so that you can start over. "
+                "To start, please %(way_back)s."
+            )
+            % {"way_back": svc.wording(study.platform).way_back},
             study=study,
         )
     raise Http404
@@ -142,8 +158,8 @@ def session_page(request, token: str):
     if _closed(session):
         return message_page(
             request,
-            "This study has closed",
-            "No more answers can be taken. Thank you for your time.",
+            _("This study has closed"),
+            _("No more answers can be taken. Thank you for your time."),
             study=session.study,
         )
     if session.current_position == 0 and session.instructions_done_at is None:

@@ -10,6 +10,7 @@ from functools import wraps
 
 from django.http import Http404
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
@@ -40,8 +41,11 @@ def participant_page(view):
                 request,
                 "participate/message.html",
                 {
-                    "heading": "That was too much to send",
-                    "text": "Your answer could not be received. Please go back and give a shorter answer.",
+                    "heading": _("That was too much to send"),
+                    "text": _(
+                        "Your answer could not be received. "
+                        "Please go back and give a shorter answer."
+                    ),
                 },
                 status=413,
             )
@@ -52,9 +56,11 @@ def participant_page(view):
                 # A mistyped or tampered link: a calm page, not the researchers' 404.
                 response = message_page(
                     request,
-                    "This link does not work",
-                    "The address may be incomplete. Please open the study again from the "
-                    "page or message that sent you here.",
+                    _("This link does not work"),
+                    _(
+                        "The address may be incomplete. Please open the study again from the "
+                        "page or message that sent you here."
+                    ),
                     status=404,
                 )
         # The token is in the address: never leak it to other sites, never cache a trial.

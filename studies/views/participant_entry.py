@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from studies.models import ParticipantSession, Study
@@ -60,19 +61,21 @@ def _device_refused(request, study: Study):
 
 
 def _device_page(request, study: Study, text: str):
-    return message_page(request, "Please use a computer or a tablet", text, status=200, study=study)
+    return message_page(
+        request, _("Please use a computer or a tablet"), text, status=200, study=study
+    )
 
 
 def _already_started(request, study: Study, exc: svc.AlreadyStarted):
     # Nothing on this page touches the existing session: no token, no link to it.
     return message_page(
-        request, "Please continue where you started", exc.message, status=409, study=study
+        request, _("Please continue where you started"), exc.message, status=409, study=study
     )
 
 
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
     return message_page(
-        request, "This link needs a little fix", problem.message, status=400, study=study
+        request, _("This link needs a little fix"), problem.message, status=400, study=study
     )
 
 
@@ -125,7 +128,7 @@ def consent(request, slug: str):
         if reason is not None:
             return message_page(request, reason.heading, reason.message, study=study)
         params = svc.link_params(study.platform, source)
-        error = "Please choose whether you agree." if request.method == "POST" else ""
+        error = _("Please choose whether you agree.") if request.method == "POST" else ""
         context = {
             "study": study,
             "params": params,
@@ -176,8 +179,10 @@ def declined(request, slug: str):
     study = study_or_404(slug)
     return message_page(
         request,
-        "Thank you",
-        "You chose not to take part. Nothing about you was recorded except that you declined. "
-        "You can close this window now.",
+        _("Thank you"),
+        _(
+            "You chose not to take part. Nothing about you was recorded except that you "
+            "declined. You can close this window now."
+        ),
         study=study,
     )

@@ -12,6 +12,8 @@ import random
 from django.db import transaction
 from django.db.models import Subquery
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.assignment.strategy import control_due
 from annotation.models import (
@@ -29,11 +31,11 @@ from core.services.audit import audit_record
 # SystemRandom: annotators cannot reconstruct the draws from earlier ones.
 _rng = random.SystemRandom()
 
-PAUSED_MESSAGE = (
+PAUSED_MESSAGE = gettext_lazy(
     "Thank you for your work so far. Your account is paused for this project while the "
     "research team reviews recent labels; they will be in touch. You do not need to do anything."
 )
-BLOCKED_MESSAGE = "Thank you for your work. This project has no more items for you."
+BLOCKED_MESSAGE = gettext_lazy("Thank you for your work. This project has no more items for you.")
 
 
 def work_gate(
@@ -57,23 +59,23 @@ def work_gate(
         if not has_rounds():
             return None
         raise QualityError(
-            "Please take the qualification rounds first.", status=403, code="not_qualified"
+            _("Please take the qualification rounds first."), status=403, code="not_qualified"
         )
     if qualification.work_state == Qualification.Work.BLOCKED:
-        raise QualityError(BLOCKED_MESSAGE, status=403, code="blocked")
+        raise QualityError(str(BLOCKED_MESSAGE), status=403, code="blocked")
     if qualification.work_state == Qualification.Work.PAUSED:
-        raise QualityError(PAUSED_MESSAGE, status=403, code="paused")
+        raise QualityError(str(PAUSED_MESSAGE), status=403, code="paused")
     if qualification.state == Qualification.State.QUALIFIED:
         return qualification
     if qualification.state == Qualification.State.ELIMINATED:
         raise QualityError(
-            "Thank you for taking the qualification rounds. This project has no work for you.",
+            _("Thank you for taking the qualification rounds. This project has no work for you."),
             status=403, code="eliminated",
         )  # fmt: skip
     if not has_rounds():
         return qualification
     raise QualityError(
-        "Please take the qualification rounds first.", status=403, code="not_qualified"
+        _("Please take the qualification rounds first."), status=403, code="not_qualified"
     )
 
 

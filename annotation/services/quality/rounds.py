@@ -10,6 +10,7 @@ import random
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import GoldItem, Project, Qualification, QualificationRound, RoundAttempt
 from annotation.round_draws import draw_items
@@ -84,17 +85,18 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
         round_ = round_locked(project, position)
         qualification = _locked_qualification(project, annotator)
         if round_ is None:
-            raise QualityError("No such round.", status=404, code="not_found")
+            raise QualityError(_("No such round."), status=404, code="not_found")
         if qualification.state == State.ELIMINATED:
             raise QualityError(
-                "You did not qualify for this project, so its rounds are closed to you.",
+                _("You did not qualify for this project, so its rounds are closed to you."),
                 status=403, code="eliminated",
             )  # fmt: skip
         if position <= qualification.rounds_passed:
-            raise QualityError("You already passed this round.", status=409, code="passed")
+            raise QualityError(_("You already passed this round."), status=409, code="passed")
         if position != qualification.rounds_passed + 1:
             raise QualityError(
-                f"Take round {qualification.rounds_passed + 1} first; rounds go in order.",
+                _("Take round %(position)d first; rounds go in order.")
+                % {"position": qualification.rounds_passed + 1},
                 status=409, code="out_of_order",
             )  # fmt: skip
         attempts = list(qualification.attempts.filter(round=round_).order_by("number"))
@@ -104,12 +106,13 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
         used, allowed_at = retry_at(qualification, round_, policy, attempts=attempts)
         if allowed_at is None:
             raise QualityError(
-                "You have used every attempt at this round; it cannot be taken again.",
+                _("You have used every attempt at this round; it cannot be taken again."),
                 status=403, code="no_attempts",
             )  # fmt: skip
         if allowed_at > now:
             raise QualityError(
-                f"You can try this round again after {allowed_at:%Y-%m-%d %H:%M} UTC.",
+                _("You can try this round again after %(time)s UTC.")
+                % {"time": f"{allowed_at:%Y-%m-%d %H:%M}"},
                 status=429, code="too_early",
             )  # fmt: skip
         pool = round_pool(round_)
@@ -143,7 +146,9 @@ def open_attempt(*, project: Project, annotator, position: int) -> RoundAttempt:
     )
     if attempt is None:
         raise QualityError(
-            "You have no open attempt at this round; start it first.", status=409, code="not_open"
+            _("You have no open attempt at this round; start it first."),
+            status=409,
+            code="not_open",
         )
     return attempt
 
@@ -151,7 +156,7 @@ def open_attempt(*, project: Project, annotator, position: int) -> RoundAttempt:
 def _gold_at(attempt: RoundAttempt, index: int) -> GoldItem:
     golds = attempt_gold(attempt)
     if not 1 <= index <= len(golds):
-        raise QualityError("No such item in this round.", status=404, code="not_found")
+        raise QualityError(_("No such item in this round."), status=404, code="not_found")
     return golds[index - 1]
 
 
@@ -177,7 +182,7 @@ def attempt_answer(*, project: Project, annotator, position: int, index: int, la
         golds = attempt_gold(attempt)
         gold = _gold_at(attempt, index)
         if str(gold.pk) in attempt.answers:
-            raise QualityError("You already answered this item.", status=409, code="answered")
+            raise QualityError(_("You already answered this item."), status=409, code="answered")
         attempt.answers[str(gold.pk)] = gold.item.labels_clean(labels, keys)
         attempt.drafts.pop(str(index), None)
         attempt.save(update_fields=["answers", "drafts"])
@@ -235,5 +240,5 @@ def attempt_review(*, project: Project, annotator, position: int) -> tuple:
         attempt=attempt,
     )
     if not opened:
-        raise QualityError(reason, status=403, code="forbidden")
+        raise QualityError(str(reason), status=403, code="forbidden")
     return attempt, attempt_gold(attempt)

@@ -17,10 +17,12 @@ take part; the session start refuses a phone as well, for clients that skip the 
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 from studies.models import Study
 from studies.services.sessions.errors import SessionError
 
-DEVICE_MESSAGE = (
+DEVICE_MESSAGE = gettext_lazy(
     "This study shows charts that need a bigger screen than a phone's, so it cannot be "
     "taken on a phone. Please open the same link on a computer or a tablet. This page has "
     "stored nothing about you."
@@ -56,4 +58,4 @@ def is_phone_request(meta) -> bool:
 def device_check(*, study: Study, meta) -> None:
     """Refuse a phone when the study is for computers and tablets only."""
     if not study.allows_phones and is_phone_request(meta):
-        raise DeviceNotAllowed(DEVICE_MESSAGE)
+        raise DeviceNotAllowed(str(DEVICE_MESSAGE))

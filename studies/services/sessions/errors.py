@@ -6,6 +6,8 @@ JSON flow answers with, and a message written for the participant.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
+
 from core.errors import ServiceError
 
 
@@ -14,7 +16,9 @@ class SessionError(ServiceError):
     status = 400
 
     def __init__(self, message: str, **extra):
-        super().__init__(message, errors=extra.get("errors"))
+        # Words now, in the language of the request that raised it (a lazy text would
+        # otherwise be read in whatever language is active when it is shown).
+        super().__init__(str(message), errors=extra.get("errors"))
         self.extra = extra
 
     def body(self) -> dict:
@@ -36,7 +40,7 @@ class StudyUnavailable(SessionError):
 
     code = "study_unavailable"
     status = 409
-    heading = "Thank you for your interest"
+    heading = gettext_lazy("Thank you for your interest")
 
     def __init__(self, message: str, *, reason: str):
         super().__init__(message, reason=reason)
@@ -47,7 +51,7 @@ class StudyFull(StudyUnavailable):
     """The study has the participants it needs (its target, or its stopping rule was met)."""
 
     code = "study_full"
-    heading = "This study is full"
+    heading = gettext_lazy("This study is full")
 
 
 class AnswerInvalid(SessionError):

@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from studies.models import ParticipantSession, Response, Study, Trial
 from studies.services.sessions.errors import NotFinished, SessionEnded
@@ -23,16 +24,16 @@ class Completion:
 
 def ended_message(session: ParticipantSession) -> str:
     if session.status == Status.TIMED_OUT:
-        return "The time limit for this study has been reached, so no more answers can be taken."
+        return _("The time limit for this study has been reached, so no more answers can be taken.")
     if session.status == Status.WITHDRAWN:
-        return "You have withdrawn from this study, so no more answers can be taken."
+        return _("You have withdrawn from this study, so no more answers can be taken.")
     if session.status == Status.COMPLETED:
-        return "You have already answered every chart. Thank you!"
+        return _("You have already answered every chart. Thank you!")
     if session.status == Status.DECLINED:
-        return "You did not consent to this study."
+        return _("You did not consent to this study.")
     if session.status == Status.ABANDONED:
-        return "The researcher closed this session so that you can start the study again."
-    return "This session has ended."
+        return _("The researcher closed this session so that you can start the study again.")
+    return _("This session has ended.")
 
 
 def session_expire(*, session: ParticipantSession, now=None) -> bool:
@@ -90,7 +91,7 @@ def session_finish(*, session: ParticipantSession, now=None) -> Completion:
     if session.status != Status.COMPLETED:
         if session.status == Status.IN_PROGRESS:
             raise NotFinished(
-                "Please answer every chart first.",
+                _("Please answer every chart first."),
                 answered=session.current_position,
                 total=session.trial_count,
             )

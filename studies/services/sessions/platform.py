@@ -10,6 +10,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
 from studies.models import Platform
 from studies.services.sessions.errors import LinkProblem
 
@@ -34,6 +37,7 @@ class Identity:
 class Wording:
     """How a platform's own participants read about their id and their way back to it."""
 
+    # Lazy texts, each translated as a phrase that fits the sentences that use it.
     id_name: str  # "your Prolific ID"
     way_back: str  # "open the study again from Prolific"
     contact: str  # "message the researcher on Prolific"
@@ -41,33 +45,46 @@ class Wording:
 
 WORDING = {
     "prolific": Wording(
-        "your Prolific ID",
-        "open the study again from Prolific",
-        "message the researcher on Prolific",
+        pgettext_lazy("id_name", "your Prolific ID"),
+        pgettext_lazy("way_back", "open the study again from Prolific"),
+        pgettext_lazy("contact", "message the researcher on Prolific"),
     ),
     "sona": Wording(
-        "your SONA ID",
-        "open the study again from its page on SONA",
-        "contact the researcher through SONA",
+        pgettext_lazy("id_name", "your SONA ID"),
+        pgettext_lazy("way_back", "open the study again from its page on SONA"),
+        pgettext_lazy("contact", "contact the researcher through SONA"),
     ),
     "mturk": Wording(
-        "your MTurk worker ID", "open the HIT again from MTurk", "contact the requester on MTurk"
+        pgettext_lazy("id_name", "your MTurk worker ID"),
+        pgettext_lazy("way_back", "open the HIT again from MTurk"),
+        pgettext_lazy("contact", "contact the requester on MTurk"),
     ),
     "pid": Wording(
-        "your participant ID",
-        "open the study link again exactly as you received it",
-        "contact the researcher who sent you the link",
+        pgettext_lazy("id_name", "your participant ID"),
+        pgettext_lazy("way_back", "open the study link again exactly as you received it"),
+        pgettext_lazy("contact", "contact the researcher who sent you the link"),
     ),
     "none": Wording(
-        "your participant ID",
-        "open the study link again exactly as you received it",
-        "contact the researcher who sent you the link",
+        pgettext_lazy("id_name", "your participant ID"),
+        pgettext_lazy("way_back", "open the study link again exactly as you received it"),
+        pgettext_lazy("contact", "contact the researcher who sent you the link"),
     ),
 }
 
 
 def wording(platform: str) -> Wording:
     return WORDING.get(platform, WORDING["none"])
+
+
+def _words(words: Wording) -> dict[str, str]:
+    """The wording as placeholders of a sentence, in the active language."""
+    id_name = str(words.id_name)
+    return {
+        "id_name": id_name,
+        "Id_name": id_name[:1].upper() + id_name[1:],
+        "way_back": str(words.way_back),
+        "contact": str(words.contact),
+    }
 
 
 def identity_from_params(platform: str, query: Mapping[str, str]) -> Identity:
@@ -80,28 +97,36 @@ def identity_from_params(platform: str, query: Mapping[str, str]) -> Identity:
     # MTurk shows the task before a worker accepts it, with no worker id yet.
     if choice == Platform.MTURK and (query.get("assignmentId") or "") == MTURK_PREVIEW:
         raise LinkProblem(
-            "You are previewing this HIT. Please accept it on MTurk to start the study.",
+            _("You are previewing this HIT. Please accept it on MTurk to start the study."),
             param="assignmentId",
             preview=True,
         )
     raw = (query.get(id_param) or "").strip()
     if not raw:
         raise LinkProblem(
-            f"This link is missing {words.id_name} (the {id_param} part of the address). "
-            f"Please {words.way_back}, or {words.contact}.",
+            _(
+                "This link is missing %(id_name)s (the %(param)s part of the address). "
+                "Please %(way_back)s, or %(contact)s."
+            )
+            % {**_words(words), "param": id_param},
             param=id_param,
         )
     if _PLACEHOLDER.fullmatch(raw):
         raise LinkProblem(
-            f"This link still holds a placeholder instead of {words.id_name} "
-            f"(the {id_param} part of the address). Please {words.way_back} rather than "
-            "copying the link.",
+            _(
+                "This link still holds a placeholder instead of %(id_name)s (the %(param)s part "
+                "of the address). Please %(way_back)s rather than copying the link."
+            )
+            % {**_words(words), "param": id_param},
             param=id_param,
         )
     if not _ID.fullmatch(raw):
         raise LinkProblem(
-            f"{words.id_name[0].upper()}{words.id_name[1:]} in this link (the {id_param} part of the address) "
-            f"does not look right. Please {words.way_back}, or {words.contact}.",
+            _(
+                "%(Id_name)s in this link (the %(param)s part of the address) does not look "
+                "right. Please %(way_back)s, or %(contact)s."
+            )
+            % {**_words(words), "param": id_param},
             param=id_param,
         )
     params = {id_param: raw}

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from studies import answer_types, answers
 from studies.answer_types import get_type
@@ -60,9 +61,9 @@ def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
     answer_type, options, key, tolerance = trial_spec(trial)
     kind = get_type(answer_type)
     if answer is None or (isinstance(answer, str) and not answer.strip()):
-        raise AnswerInvalid(kind.empty_message)
+        raise AnswerInvalid(str(kind.empty_message))
     if len(_raw_text(answer)) > MAX_ANSWER_CHARS:
-        raise AnswerInvalid("That answer is too long. Please give a short answer.")
+        raise AnswerInvalid(_("That answer is too long. Please give a short answer."))
     try:
         value = kind.normalize_answer(answer, options=options)
         kind.validate_answer(value, options)
@@ -97,7 +98,7 @@ def check_given(answer_type: str, interactions: int | None, *, required: bool = 
     kind = get_type(answer_type)
     if interactions == 0 or (kind.needs_interaction and required and interactions is None):
         raise AnswerInvalid(
-            kind.no_interaction_message, errors={"interactions": [kind.no_interaction_detail]}
+            str(kind.no_interaction_message), errors={"interactions": [kind.no_interaction_detail]}
         )
 
 
@@ -156,7 +157,7 @@ def response_record(
         # Reached only without the row lock (SQLite) or with a key reused for
         # another trial; either way nothing is stored twice.
         raise AlreadyAnswered(
-            "This answer was already received. Please continue with the next chart.",
+            _("This answer was already received. Please continue with the next chart."),
         ) from None
     if isinstance(result, ParticipantSession):
         # Overdue: ended outside the transaction above, which stored nothing.
@@ -195,7 +196,7 @@ def _record_locked(
         raise ParticipantSession.DoesNotExist
     if position < 0 or position >= session.trial_count or position > session.current_position:
         raise NotCurrentTrial(
-            "That is not the chart you are on. Please continue with the one shown now.",
+            _("That is not the chart you are on. Please continue with the one shown now."),
             current=session.current_position,
         )
     # The answered trial and the one after it, in one query.
@@ -211,8 +212,10 @@ def _record_locked(
         if _same_answer(existing, answer, idempotency_key):
             return RecordResult(session, existing, duplicate=True)
         raise AlreadyAnswered(
-            "This chart already has your answer, and answers cannot be changed. "
-            "Please continue with the next one.",
+            _(
+                "This chart already has your answer, and answers cannot be changed. "
+                "Please continue with the next one."
+            ),
             current=session.current_position,
         )
     if session.status != ParticipantSession.Status.IN_PROGRESS:
@@ -223,7 +226,7 @@ def _record_locked(
         Study.Status.CLOSED,
         Study.Status.DRAFT,
     ):
-        raise SessionEnded("This study has closed. Thank you for taking part.", status="closed")
+        raise SessionEnded(_("This study has closed. Thank you for taking part."), status="closed")
 
     check_given(trial_spec(trial)[0], given.interactions, required=given.required)
     value, correct = read_answer(trial, answer)

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from studies.answer_types import get_type
 from studies.models import (
@@ -51,12 +52,12 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
 
 def already_started_message(platform: str) -> str:
     words = wording(platform)
-    return (
-        f"This study was already started with {words.id_name}, most likely by you in another browser or on "
-        "another device. To continue, go back to the browser window where you started: your "
-        "answers are kept there, and nothing here changes them. If you cannot go back, "
-        f"{words.contact}; they can let you start again."
-    )
+    return _(
+        "This study was already started with %(id_name)s, most likely by you in another browser "
+        "or on another device. To continue, go back to the browser window where you started: "
+        "your answers are kept there, and nothing here changes them. If you cannot go back, "
+        "%(contact)s; they can let you start again."
+    ) % {"id_name": words.id_name, "contact": words.contact}
 
 
 def _resume(existing: ParticipantSession, proof: str) -> StartResult:
@@ -71,7 +72,7 @@ def _build_trials(
 ) -> tuple[list[Trial], list[dict]]:
     pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
     if not pair_ids:
-        raise StudyUnavailable("This study has no charts yet.", reason="not_ready")
+        raise StudyUnavailable(_("This study has no charts yet."), reason="not_ready")
     charts = {
         (c.question_id, c.version): c
         for c in Chart.objects.filter(question_id__in=pair_ids).only("id", "question_id", "version")
@@ -92,7 +93,9 @@ def _build_trials(
             min_gap=study.min_gap,
         )
     except OrderError as exc:
-        raise StudyUnavailable(f"This study cannot run yet: {exc}", reason="not_ready") from None
+        raise StudyUnavailable(
+            _("This study cannot run yet: %(problem)s") % {"problem": exc}, reason="not_ready"
+        ) from None
     session.order_seed = order.seed
     trials = []
     for position, item in enumerate(order.items):
