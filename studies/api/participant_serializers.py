@@ -146,6 +146,11 @@ class TrialSerializer(serializers.Serializer):
     height = serializers.IntegerField()
     alt = serializers.CharField()
     shown_at = serializers.DateTimeField()
+    preload_image_url = serializers.CharField(
+        allow_null=True,
+        help_text="The chart of the trial after this one (when known), to fetch ahead while "
+        "the participant answers this one.",
+    )
 
 
 class AnswerField(serializers.Field):

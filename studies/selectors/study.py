@@ -6,7 +6,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -210,6 +210,36 @@ def trial_current(session: ParticipantSession) -> Trial | None:
     if session.current_position >= session.trial_count:
         return None
     return _one(participant_trials().filter(session=session, position=session.current_position))
+
+
+SESSION_JOINED_FIELDS = tuple(f"session__{name}" for name in SESSION_FIELDS + SESSION_STUDY_FIELDS)
+
+
+def participant_trials_with_session():
+    """Trials with their session and its study, for reading both in one query."""
+    return (
+        participant_trials()
+        .select_related("session", "session__study")
+        .only(*TRIAL_FIELDS, *SESSION_JOINED_FIELDS)
+    )
+
+
+def trial_current_by_token(token: str) -> tuple[Trial | None, Trial | None]:
+    """(the current trial, the one after it) with the session and study, in one query.
+
+    (None, None) when the session is unknown or has no current trial (it is over):
+    the caller then reads the session alone.
+    """
+    here = F("session__current_position")
+    trials = list(
+        participant_trials_with_session()
+        .filter(session__token=token)
+        .filter(Q(position=here) | Q(position=here + 1))
+        .order_by("position")
+    )
+    if not trials:
+        return None, None
+    return trials[0], (trials[1] if len(trials) > 1 else None)
 
 
 # ------------------------------------------------------------------ monitoring
