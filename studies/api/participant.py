@@ -34,7 +34,7 @@ from studies.selectors.study import (
     trial_current_by_token,
     trial_display,
 )
-from studies.selectors.timing import study_expected_minutes, time_statement
+from studies.selectors.timing import session_time_left, study_expected_minutes, time_statement
 from studies.services import sessions as svc
 from studies.services.sessions.devices import device_check
 
@@ -75,6 +75,7 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "height": shown.height,
         "alt": shown.alt,
         "shown_at": trial.shown_at,
+        "time_left": session_time_left(session),
         # The chart of the trial after this one, for the client to fetch ahead.
         "preload_image_url": _image_url(request, following),
     }

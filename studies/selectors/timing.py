@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import statistics
 
+from django.utils import timezone
+
 from studies.models import ParticipantSession, Study
 
 Status = ParticipantSession.Status
@@ -47,3 +49,11 @@ def time_statement(*, expected: int | None, limit: int) -> str:
 def time_left_statement(*, minutes_left: int, limit: int) -> str:
     """The trial page's clock, in the same terms: "52 of your 60 minutes left"."""
     return f"{minutes_left} of your {limit} minutes left"
+
+
+def session_time_left(session: ParticipantSession, *, now=None) -> str:
+    """The trial page's clock for ``session`` ("" without a deadline)."""
+    if not session.deadline:
+        return ""
+    remaining = max(0, int((session.deadline - (now or timezone.now())).total_seconds() // 60))
+    return time_left_statement(minutes_left=remaining, limit=session.study.time_limit_minutes)

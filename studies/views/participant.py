@@ -21,13 +21,12 @@ from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from studies.answer_types import FormAnswerError, get_type
+from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
 from studies.selectors.study import trial_current_by_token, trial_display
-from studies.selectors.timing import time_left_statement
+from studies.selectors.timing import session_time_left
 from studies.services import sessions as svc
 from studies.views.participant_base import (
     REFUSED_TTL,
@@ -45,12 +44,6 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
     # Rankings start unranked: no item has a place until the participant gives it one.
     ranks = previous.get("ranks") or {}
     items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
-    time_left = ""
-    if session.deadline:
-        remaining = max(0, int((session.deadline - timezone.now()).total_seconds() // 60))
-        time_left = time_left_statement(
-            minutes_left=remaining, limit=session.study.time_limit_minutes
-        )
     return {
         "study": session.study,
         "session": session,
@@ -71,8 +64,20 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "error": error,
         "previous": previous,
         "key": secrets.token_urlsafe(12),
-        "time_left": time_left,
+        "time_left": session_time_left(session),
+        # Every answer type's input, drawn once with one sample option, item and rank,
+        # for static/js/trial_flow.js to fill with the next trial's (its texts stay here).
+        "answer_templates": ANSWER_TEMPLATES,
+        "sample": SAMPLE,
     }
+
+
+ANSWER_TEMPLATES = [(kind.key, kind.participant_template) for kind in all_types()]
+SAMPLE = {
+    "options": [(0, "")],
+    "items": [{"index": 0, "text": "", "rank": None}],
+    "rank_choices": range(1, 2),
+}
 
 
 def _ended_page(request, session: ParticipantSession):
