@@ -199,7 +199,10 @@ def _locked_trials(token: str, position: int) -> tuple[ParticipantSession, list[
     """The session (locked) and its trials at ``position`` and the two after it.
 
     One query in the usual case. Only the session is locked: trials never change but
-    for their first-shown stamp, which only the holder of the session lock writes.
+    for their first-shown stamp, written once, where it is still empty. The trial rows
+    are those of the query's snapshot while the session row is the latest (PostgreSQL
+    rechecks a locked row after waiting), which is why a trial the session has moved
+    past is looked at again (:func:`_repeat`) rather than trusted.
     """
     trials = []
     if position >= 0:
