@@ -34,10 +34,10 @@ from bench.bench_participants import (  # noqa: E402 - needs ROOT on the path wh
     answer,
     create_study,
     delete_study,
-    pct,
     setup_django,
     warm_up,
 )
+from bench.participants_report import pct  # noqa: E402
 from bench.participants_server import free_port, process_group_cpu, start_gunicorn, stop  # noqa: E402
 
 

@@ -11,6 +11,13 @@ percentiles and the number of answers stored vs submitted, which must be equal.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom \\
         .venv/bin/python bench/bench_participants.py --participants 200
 
+``--mode page`` drives the shipped trial page with JavaScript on instead, request for
+request (bench/participants_page.py: link, consent, instructions, the first trial's page
+and charts, then per answer the JSON POST and the chart fetched ahead). ``--lockstep-s 10``
+is a classroom: everyone answers together every 10 s. ``--think-ms 10000`` is a think
+time uniform in 5-15 s. Each run prints answers/s, answer latency p50/p95/p99, server
+CPU per answer and stored == submitted.
+
 Needs PostgreSQL: SQLite serializes every write and is not what this measures.
 """
 
@@ -32,8 +39,11 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import participants_page  # noqa: E402
+from bench.participants_report import print_report  # noqa: E402
 from bench.participants_server import (  # noqa: E402 - needs ROOT on the path when run as a script
     LOG_PATH,
+    collect_static,
     free_port,
     process_group_cpu,
     start_gunicorn,
@@ -68,6 +78,20 @@ def parse_args(argv=None):
     )
     parser.add_argument(
         "--ramp-s", type=float, default=5.0, help="spread arrivals over this many seconds"
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("json", "page"),
+        default="json",
+        help="json: a custom front end on the JSON flow; page: the shipped trial page with "
+        "JavaScript, request for request (default json)",
+    )
+    parser.add_argument(
+        "--lockstep-s",
+        type=float,
+        default=0,
+        help="a classroom: every participant answers at the same tick, every this many "
+        "seconds (replaces --think-ms; default 0 = off)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
     return parser.parse_args(argv)
@@ -200,9 +224,20 @@ class Http:
 
     async def request(self, method: str, path: str, body=None) -> tuple[int, dict]:
         payload = json.dumps(body).encode() if body is not None else b""
+        status, _headers, data = await self.send(method, path, payload, "application/json")
+        return status, (json.loads(data) if data else {})
+
+    async def raw(self, method: str, path: str, form: str | None = None):
+        """(status, headers, body) of a page or file request, as a browser sends it."""
+        payload = form.encode() if form is not None else b""
+        kind = "application/x-www-form-urlencoded" if form is not None else ""
+        return await self.send(method, path, payload, kind, accept="text/html,*/*")
+
+    async def send(self, method, path, payload: bytes, kind: str, accept="application/json"):
         head = (
-            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {accept}\r\n"
+            + (f"Content-Type: {kind}\r\n" if kind else "")
+            + f"Content-Length: {len(payload)}\r\n\r\n"
         ).encode()
         for attempt in range(2):
             if self.writer is None:
@@ -214,17 +249,15 @@ class Http:
                 if not status_line:
                     raise ConnectionResetError
                 status = int(status_line.split()[1])
-                length, close = 0, False
+                headers = {}
                 while (line := await self.reader.readline()) not in (b"\r\n", b""):
                     name, _, value = line.decode().partition(":")
-                    if name.lower() == "content-length":
-                        length = int(value)
-                    elif name.lower() == "connection" and value.strip().lower() == "close":
-                        close = True
+                    headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length") or 0)
                 data = await self.reader.readexactly(length) if length else b""
-                if close:
+                if headers.get("connection", "").lower() == "close":
                     await self.close()
-                return status, (json.loads(data) if data else {})
+                return status, headers, data
             except (ConnectionError, asyncio.IncompleteReadError):
                 await self.close()
                 # Only a request that never reached the server is retried; a
@@ -239,58 +272,86 @@ class Http:
             self.writer = None
 
 
-async def participant(n: int, port: int, slug: str, think_ms: float, delay: float, stats: dict):
-    await asyncio.sleep(delay)
+async def participant(n: int, http, slug: str, clock, stats: dict):
+    """A custom front end on the JSON flow: one request per answer."""
+    t0 = time.perf_counter()
+    status, state = await http.request(
+        "POST",
+        f"/api/v1/participate/studies/{slug}/sessions/",
+        {"consent": True, "params": {"PROLIFIC_PID": f"bench{n:05d}", "STUDY_ID": "B"}},
+    )
+    stats["start"].append(time.perf_counter() - t0)
+    if status != 201:
+        stats["errors"].append(f"start {status} {state}")
+        return
+    token = state["token"]
+    base = f"/api/v1/participate/sessions/{token}"
+    # The first trial is fetched; every later one comes with the previous answer's receipt.
+    t0 = time.perf_counter()
+    status, trial = await http.request("GET", f"{base}/trial/")
+    stats["trial"].append(time.perf_counter() - t0)
+    if status != 200:
+        stats["errors"].append(f"trial {status} {trial}")
+        return
+    step = 0
+    while True:
+        await clock(step)
+        step += 1
+        body = {
+            "position": trial["position"],
+            "answer": answer(trial),
+            "client_ms": 4000,
+            "interactions": 3,
+            "first_interaction_ms": 1500,
+            "idempotency_key": f"{n}-{trial['position']}",
+        }
+        t0 = time.perf_counter()
+        status, result = await http.request("POST", f"{base}/responses/", body)
+        stats["submit"].append(time.perf_counter() - t0)
+        if status == 201:
+            stats["stored_ok"] += 1
+            trial = result["next_trial"]
+            if trial is None:
+                break
+        elif status == 200 and result.get("duplicate"):
+            stats["duplicates"] += 1
+        else:
+            stats["errors"].append(f"submit {status} {result}")
+            return
+    status, done = await http.request("POST", f"{base}/finish/")
+    if status == 200 and done.get("code") == "BENCH":
+        stats["finished"] += 1
+    else:
+        stats["errors"].append(f"finish {status} {done}")
+
+
+def make_clock(args, begin: float):
+    """When a participant's next answer goes: after a think time, or at the class's tick."""
+    loop = asyncio.get_running_loop()
+    if args.lockstep_s:
+        # The first tick leaves time for everyone to arrive and open their first trial.
+        first = begin + args.ramp_s + max(args.lockstep_s, 2.0)
+
+        async def tick(step: int) -> None:
+            await asyncio.sleep(max(0.0, first + step * args.lockstep_s - loop.time()))
+
+        return tick
+
+    async def think(step: int) -> None:
+        if args.think_ms:
+            await asyncio.sleep(random.uniform(0.5, 1.5) * args.think_ms / 1000)
+
+    return think
+
+
+async def one_participant(n: int, args, port: int, slug: str, clock, stats: dict):
+    await asyncio.sleep(args.ramp_s * n / max(args.participants, 1))
     http = Http(port)
     try:
-        t0 = time.perf_counter()
-        status, state = await http.request(
-            "POST",
-            f"/api/v1/participate/studies/{slug}/sessions/",
-            {"consent": True, "params": {"PROLIFIC_PID": f"bench{n:05d}", "STUDY_ID": "B"}},
-        )
-        stats["start"].append(time.perf_counter() - t0)
-        if status != 201:
-            stats["errors"].append(f"start {status} {state}")
-            return
-        token = state["token"]
-        base = f"/api/v1/participate/sessions/{token}"
-        # The first trial is fetched; every later one comes with the previous answer's receipt.
-        t0 = time.perf_counter()
-        status, trial = await http.request("GET", f"{base}/trial/")
-        stats["trial"].append(time.perf_counter() - t0)
-        if status != 200:
-            stats["errors"].append(f"trial {status} {trial}")
-            return
-        while True:
-            if think_ms:
-                await asyncio.sleep(random.uniform(0.5, 1.5) * think_ms / 1000)
-            body = {
-                "position": trial["position"],
-                "answer": answer(trial),
-                "client_ms": int(think_ms),
-                "interactions": 3,
-                "first_interaction_ms": int(think_ms) // 2,
-                "idempotency_key": f"{n}-{trial['position']}",
-            }
-            t0 = time.perf_counter()
-            status, result = await http.request("POST", f"{base}/responses/", body)
-            stats["submit"].append(time.perf_counter() - t0)
-            if status == 201:
-                stats["stored_ok"] += 1
-                trial = result["next_trial"]
-                if trial is None:
-                    break
-            elif status == 200 and result.get("duplicate"):
-                stats["duplicates"] += 1
-            else:
-                stats["errors"].append(f"submit {status} {result}")
-                return
-        status, done = await http.request("POST", f"{base}/finish/")
-        if status == 200 and done.get("code") == "BENCH":
-            stats["finished"] += 1
+        if args.mode == "page":
+            await participants_page.participant(http, n, slug, clock, answer, stats)
         else:
-            stats["errors"].append(f"finish {status} {done}")
+            await participant(n, http, slug, clock, stats)
     finally:
         await http.close()
 
@@ -304,6 +365,7 @@ async def warm_up(port: int, slug: str, n: int) -> None:
             for _ in range(3):
                 await http.request("GET", f"/api/v1/participate/studies/{slug}/")
                 await http.request("GET", "/api/v1/participate/sessions/warm-up-token/trial/")
+                await http.raw("GET", "/s/p/warm-up-token-of-no-session/")
                 await http.request(
                     "POST",
                     "/api/v1/participate/sessions/warm-up-token/responses/",
@@ -315,97 +377,29 @@ async def warm_up(port: int, slug: str, n: int) -> None:
     await asyncio.gather(*(one(i) for i in range(n)))
 
 
-async def run_participants(args, port: int, slug: str) -> tuple[dict, float]:
+async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple[dict, float]:
     await warm_up(port, slug, 4 * args.workers * args.threads)
     stats = {
         "start": [],
         "trial": [],
         "submit": [],
+        "image": [],
         "errors": [],
+        "requests": 0,
         "stored_ok": 0,
         "duplicates": 0,
         "finished": 0,
     }
+    # The warm-up's CPU is not the participants'.
+    stats["cpu_before"] = process_group_cpu(server_pid)
     started = time.perf_counter()
+    clock = make_clock(args, asyncio.get_running_loop().time())
     await asyncio.gather(
-        *(
-            participant(
-                n, port, slug, args.think_ms, args.ramp_s * n / max(args.participants, 1), stats
-            )
-            for n in range(args.participants)
-        )
+        *(one_participant(n, args, port, slug, clock, stats) for n in range(args.participants))
     )
+    # Page mode: link, consent, instructions, begin and the first page per session.
+    stats["requests"] = (5 if args.mode == "page" else 1) * len(stats["start"])
     return stats, time.perf_counter() - started
-
-
-def pct(values, q):
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] * 1000
-
-
-def print_report(
-    args,
-    stats: dict,
-    *,
-    wall: float,
-    host: str,
-    load_before: float,
-    server_cpu: float,
-    client_cpu: float,
-    stored: int,
-    completed: int,
-) -> None:
-    submitted = stats["stored_ok"]
-    requests = len(stats["start"]) + len(stats["trial"]) + len(stats["submit"]) + stats["finished"]
-    trials = 2 * args.pairs + 2
-    print(
-        f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
-    )
-    print(
-        f"server              gunicorn {args.workers} workers x {args.threads} threads, PostgreSQL at {host}"
-    )
-    print(
-        f"think time          {args.think_ms:.0f} ms mean; arrivals over {args.ramp_s:.0f} s; {os.cpu_count()} CPUs"
-    )
-    print(f"wall time           {wall:.1f} s")
-    print(
-        f"throughput          {requests / wall:.0f} requests/s, {len(stats['submit']) / wall:.0f} submits/s"
-    )
-    print(
-        "submit latency      p50 {:.1f} ms  p95 {:.1f} ms  p99 {:.1f} ms  max {:.1f} ms".format(
-            pct(stats["submit"], 50),
-            pct(stats["submit"], 95),
-            pct(stats["submit"], 99),
-            pct(stats["submit"], 100),
-        )
-    )
-    print(
-        "first trial GET     p50 {:.1f} ms  p95 {:.1f} ms".format(
-            pct(stats["trial"], 50), pct(stats["trial"], 95)
-        )
-    )
-    print(
-        "session start       p50 {:.1f} ms  p95 {:.1f} ms".format(
-            pct(stats["start"], 50), pct(stats["start"], 95)
-        )
-    )
-    print(
-        f"machine load        {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
-        "(1-min load average; other processes on the machine skew the figures)"
-    )
-    print(
-        f"CPU                 gunicorn {server_cpu:.1f} s "
-        f"({server_cpu / max(requests, 1) * 1000:.1f} ms/request), this client {client_cpu:.1f} s, "
-        f"over {wall:.0f} s x {os.cpu_count()} CPUs"
-    )
-    print(
-        f"answers             submitted {submitted}, stored {stored}, duplicates {stats['duplicates']}"
-    )
-    print(
-        f"sessions            completed {completed} of {args.participants}, finished {stats['finished']}"
-    )
 
 
 def main(argv=None) -> int:
@@ -425,14 +419,15 @@ def main(argv=None) -> int:
     from studies.models import ParticipantSession, Response
 
     study = create_study(args.pairs)
+    if args.mode == "page":
+        collect_static()
     port = free_port()
     server = start_gunicorn(port, args.workers, args.threads)
     load_before = os.getloadavg()[0]
     try:
-        cpu_before = process_group_cpu(server.pid)
         client_before = time.process_time()
-        stats, wall = asyncio.run(run_participants(args, port, study.slug))
-        server_cpu = process_group_cpu(server.pid) - cpu_before
+        stats, wall = asyncio.run(run_participants(args, port, study.slug, server.pid))
+        server_cpu = process_group_cpu(server.pid) - stats["cpu_before"]
         client_cpu = time.process_time() - client_before
     finally:
         stop(server)

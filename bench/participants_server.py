@@ -22,7 +22,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
+def server_env() -> dict:
     env = dict(os.environ)
     env.update(
         DJANGO_DEBUG="0",
@@ -31,6 +31,19 @@ def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
         SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
         LOG_LEVEL="ERROR",
     )
+    return env
+
+
+def collect_static() -> None:
+    """The pages name their static files by the production manifest, which this writes."""
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT, env=server_env(), check=True,
+    )  # fmt: skip
+
+
+def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = server_env()
     gunicorn = Path(sys.executable).with_name("gunicorn")
     command = [
         str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",

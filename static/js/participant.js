@@ -3,19 +3,21 @@
 "use strict";
 
 (function () {
-  const shownAt = performance.now();
   document.documentElement.classList.add("has-js");
+  // Shared with trial_flow.js, which draws later trials into the same page.
+  const chartroom = (window.Chartroom = window.Chartroom || {});
 
   // --- answer form: how the answer was given, how long the chart was on screen, one submit
   document.querySelectorAll("form[data-trial-form]").forEach((form) => {
     let sent = false;
+    let shownAt = performance.now();
     const countField = form.querySelector("input[name=interactions]");
     const firstField = form.querySelector("input[name=first_interaction_ms]");
     // Restored after a refused answer, so the actions made before it still count.
     let count = parseInt(countField && countField.value, 10) || 0;
     // Someone may answer before this script has loaded (a slow connection): those
     // actions went unseen, so nothing is reported rather than a count that is wrong.
-    const unseen = Array.from(form.elements).some(
+    let unseen = Array.from(form.elements).some(
       (el) =>
         (el.type === "text" && el.value !== el.defaultValue) ||
         (el.type === "radio" && el.checked !== el.defaultChecked) ||
@@ -28,6 +30,24 @@
       if (firstField && firstField.value === "") {
         firstField.value = String(Math.round(performance.now() - shownAt));
       }
+    };
+    const button = form.querySelector("button[type=submit]");
+    // The answer was refused or could not be sent: the same trial takes another Next.
+    form.allowResend = () => {
+      sent = false;
+      if (button) {
+        button.removeAttribute("aria-disabled");
+        button.classList.remove("is-sending");
+      }
+    };
+    // A new trial was drawn into the form (trial_flow.js): its clock and counts start now.
+    form.startTrial = () => {
+      shownAt = performance.now();
+      count = 0;
+      unseen = false;
+      if (countField) countField.value = "";
+      if (firstField) firstField.value = "";
+      form.allowResend();
     };
     form.addEventListener("change", (event) => {
       if (event.target.matches("input[type=radio]")) form.noteInteraction();
@@ -48,7 +68,6 @@
       sent = true;
       const field = form.querySelector("input[name=client_ms]");
       if (field) field.value = String(Math.round(performance.now() - shownAt));
-      const button = form.querySelector("button[type=submit]");
       if (button) {
         button.setAttribute("aria-disabled", "true");
         button.classList.add("is-sending");
@@ -77,6 +96,7 @@
   // Placed items stand first, numbered in the participant's order, and may be reordered;
   // the items still to place follow them. One list keeps the whole question in view.
   document.querySelectorAll("[data-ranking]").forEach(enhanceRanking);
+  chartroom.enhanceRanking = enhanceRanking;
 
   function enhanceRanking(list) {
     const form = list.closest("form");

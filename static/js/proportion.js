@@ -4,7 +4,7 @@
 "use strict";
 
 (function () {
-  document.querySelectorAll("[data-proportion]").forEach((box) => {
+  function enhance(box) {
     const slider = box.querySelector("[data-proportion-slider]");
     const field = box.querySelector("[data-proportion-value]");
     if (!slider || !field) return;
@@ -28,5 +28,10 @@
         slider.classList.remove("is-unset");
       }
     });
+  }
+  document.querySelectorAll("[data-proportion]").forEach(enhance);
+  // A trial drawn without a page load (trial_flow.js) brings its own slider.
+  document.addEventListener("chartroom:trial", (event) => {
+    event.detail.root.querySelectorAll("[data-proportion]").forEach(enhance);
   });
 })();

@@ -31,10 +31,10 @@ from studies.models import ParticipantSession, Platform, Study
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
-    trial_current,
+    trial_current_by_token,
     trial_display,
 )
-from studies.selectors.timing import study_expected_minutes, time_statement
+from studies.selectors.timing import session_time_left, study_expected_minutes, time_statement
 from studies.services import sessions as svc
 from studies.services.sessions.devices import device_check
 
@@ -53,7 +53,13 @@ class BodyTooLarge(exceptions.APIException):
 # ------------------------------------------------------------------ views
 
 
-def trial_payload(request, session, trial) -> dict:
+def _image_url(request, trial) -> str | None:
+    image = trial_display(trial).image if trial is not None else None
+    return request.build_absolute_uri(image.url) if image else None
+
+
+def trial_payload(request, session, trial, *, following=None) -> dict:
+    """A trial as the client shows it; ``following`` is the trial after it, if known."""
     shown = trial_display(trial)
     return {
         "position": trial.position,
@@ -69,6 +75,9 @@ def trial_payload(request, session, trial) -> dict:
         "height": shown.height,
         "alt": shown.alt,
         "shown_at": trial.shown_at,
+        "time_left": session_time_left(session),
+        # The chart of the trial after this one, for the client to fetch ahead.
+        "preload_image_url": _image_url(request, following),
     }
 
 
@@ -252,16 +261,22 @@ class CurrentTrialView(ParticipantAPIView):
         responses={200: TrialSerializer, 404: ERRORS[404], 409: ERRORS[409], 410: ERRORS[410]},
     )
     def get(self, request, token: str):
-        session = self.get_session(token)
+        trial, following = trial_current_by_token(token) if len(token) <= 64 else (None, None)
+        session = trial.session if trial is not None else self.get_session(token)
+        if session.status == Status.DECLINED:
+            raise Http404
+        if session.is_overdue():
+            svc.session_expire(session=session)
         if session.status == Status.COMPLETED:
             raise svc.NotFinished(
                 "Every trial is answered; finish the session.", status="completed"
             )
         if session.status != Status.IN_PROGRESS:
             raise svc.SessionEnded(svc.ended_message(session), status=session.status)
-        trial = trial_current(session)
+        # Marked already by the answer before it (or by begin); a client that skipped
+        # begin starts the clock here.
         svc.trial_mark_shown(trial=trial)
-        return Response(trial_payload(request, session, trial))
+        return Response(trial_payload(request, session, trial, following=following))
 
 
 class ResponseSubmitView(ParticipantAPIView):
@@ -307,7 +322,9 @@ class ResponseSubmitView(ParticipantAPIView):
             "duplicate": result.duplicate,
             "position": result.response.position,
             "session": SessionStateSerializer(result.session).data,
-            "next_trial": trial_payload(request, result.session, next_trial)
+            "next_trial": trial_payload(
+                request, result.session, next_trial, following=result.after_next
+            )
             if next_trial
             else None,
         }

@@ -146,6 +146,15 @@ class TrialSerializer(serializers.Serializer):
     height = serializers.IntegerField()
     alt = serializers.CharField()
     shown_at = serializers.DateTimeField()
+    time_left = serializers.CharField(
+        allow_blank=True,
+        help_text='The time left as the trial page says it ("52 of your 60 minutes left").',
+    )
+    preload_image_url = serializers.CharField(
+        allow_null=True,
+        help_text="The chart of the trial after this one (when known), to fetch ahead while "
+        "the participant answers this one.",
+    )
 
 
 class AnswerField(serializers.Field):

@@ -6,7 +6,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -214,6 +214,36 @@ def trial_current(session: ParticipantSession) -> Trial | None:
     return _one(participant_trials().filter(session=session, position=session.current_position))
 
 
+SESSION_JOINED_FIELDS = tuple(f"session__{name}" for name in SESSION_FIELDS + SESSION_STUDY_FIELDS)
+
+
+def participant_trials_with_session():
+    """Trials with their session and its study, for reading both in one query."""
+    return (
+        participant_trials()
+        .select_related("session", "session__study")
+        .only(*TRIAL_FIELDS, *SESSION_JOINED_FIELDS)
+    )
+
+
+def trial_current_by_token(token: str) -> tuple[Trial | None, Trial | None]:
+    """(the current trial, the one after it) with the session and study, in one query.
+
+    (None, None) when the session is unknown or has no current trial (it is over):
+    the caller then reads the session alone.
+    """
+    here = F("session__current_position")
+    trials = list(
+        participant_trials_with_session()
+        .filter(session__token=token)
+        .filter(Q(position=here) | Q(position=here + 1))
+        .order_by("position")
+    )
+    if not trials:
+        return None, None
+    return trials[0], (trials[1] if len(trials) > 1 else None)
+
+
 # ------------------------------------------------------------------ monitoring
 
 
@@ -412,12 +442,12 @@ def trial_display(trial: Trial) -> TrialDisplay:
     if trial.is_attention:
         check = trial.attention_check
         prompt, image, width, height = check.prompt, check.image, check.width, check.height
-        alt = "Chart for this question"
+        alt = _("Chart for this question")
     else:
         question, chart = trial.question, trial.chart
         prompt = question.kind.prompt_text(question.text, question.stem)
         image, width, height = chart.image, chart.width, chart.height
-        alt = chart.alt_text or "Chart for this question"
+        alt = chart.alt_text or _("Chart for this question")
     items = []
     if answer_types.get_type(answer_type).orders_items:
         display = trial.item_order or list(range(len(options)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 
+from django.utils import timezone
 from django.utils.translation import ngettext
 
 from studies.models import ParticipantSession, Study
@@ -53,3 +54,11 @@ def time_left_statement(*, minutes_left: int, limit: int) -> str:
     return ngettext(
         "%(left)d of your %(limit)d minutes left", "%(left)d of your %(limit)d minutes left", limit
     ) % {"left": minutes_left, "limit": limit}
+
+
+def session_time_left(session: ParticipantSession, *, now=None) -> str:
+    """The trial page's clock for ``session`` ("" without a deadline)."""
+    if not session.deadline:
+        return ""
+    remaining = max(0, int((session.deadline - (now or timezone.now())).total_seconds() // 60))
+    return time_left_statement(minutes_left=remaining, limit=session.study.time_limit_minutes)

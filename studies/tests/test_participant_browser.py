@@ -119,6 +119,17 @@ def answer_trial(page, trial, *, fail_check=False, ranking_by="drag", js=True):
         else:
             keyboard_into_order(page, trial)
     page.get_by_role("button", name="Next").click()
+    wait_next(page, trial)
+
+
+def wait_next(page, trial):
+    """Until the next trial is shown: drawn by the script, a new page, or the debrief."""
+    following = trial.position + 1
+    page.wait_for_selector(
+        f"[data-shown-position='{following}'], input[name=position][value='{following}'], "
+        "#completion-code",
+        state="attached",
+    )
 
 
 def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_code(

@@ -48,7 +48,7 @@ MEASURE = """() => {
             width: b.width, height: b.height};
   };
   const boxes = [];
-  const chart = document.querySelector(".trial .chart img");
+  const chart = document.querySelector(".trial .chart:not([hidden]) img");
   if (chart) boxes.push(box("chart", chart));
   boxes.push(box("prompt", document.querySelector("#trial-prompt")));
   document.querySelectorAll(".answer-form [role=alert]:not([hidden])")
@@ -113,7 +113,7 @@ def measure(page):
     measured = page.evaluate(MEASURE)
     if not measured["chartReady"]:
         page.wait_for_function(
-            "() => { const i = document.querySelector('.trial .chart img');"
+            "() => { const i = document.querySelector('.trial .chart:not([hidden]) img');"
             " return i && i.complete && i.naturalWidth > 0; }"
         )
         measured = page.evaluate(MEASURE)

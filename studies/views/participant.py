@@ -21,18 +21,14 @@ from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from studies.answer_types import FormAnswerError, get_type
+from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
-from studies.selectors.study import (
-    trial_current,
-    trial_display,
-)
-from studies.selectors.timing import time_left_statement
+from studies.selectors.study import trial_current_by_token, trial_display
+from studies.selectors.timing import session_time_left
 from studies.services import sessions as svc
 from studies.views.participant_base import (
     REFUSED_TTL,
@@ -50,12 +46,6 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
     # Rankings start unranked: no item has a place until the participant gives it one.
     ranks = previous.get("ranks") or {}
     items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
-    time_left = ""
-    if session.deadline:
-        remaining = max(0, int((session.deadline - timezone.now()).total_seconds() // 60))
-        time_left = time_left_statement(
-            minutes_left=remaining, limit=session.study.time_limit_minutes
-        )
     return {
         "study": session.study,
         "session": session,
@@ -76,8 +66,20 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "error": error,
         "previous": previous,
         "key": secrets.token_urlsafe(12),
-        "time_left": time_left,
+        "time_left": session_time_left(session),
+        # Every answer type's input, drawn once with one sample option, item and rank,
+        # for static/js/trial_flow.js to fill with the next trial's (its texts stay here).
+        "answer_templates": ANSWER_TEMPLATES,
+        "sample": SAMPLE,
     }
+
+
+ANSWER_TEMPLATES = [(kind.key, kind.participant_template) for kind in all_types()]
+SAMPLE = {
+    "options": [(0, "")],
+    "items": [{"index": 0, "text": "", "rank": None}],
+    "rank_choices": range(1, 2),
+}
 
 
 def _ended_page(request, session: ParticipantSession):
@@ -149,8 +151,15 @@ def _closed(session: ParticipantSession) -> bool:
 @participant_page
 @require_GET
 def session_page(request, token: str):
-    """Whatever the participant is at now: instructions, the current trial, or the end."""
-    session = session_or_404(token)
+    """Whatever the participant is at now: instructions, the current trial, or the end.
+
+    A view writes nothing on the usual path: the answer before a trial (or the end of
+    the instructions) marked it shown, and one query reads the trial and its session.
+    """
+    trial, following = trial_current_by_token(token)
+    session = trial.session if trial is not None else session_or_404(token)
+    if session.status == Status.DECLINED:
+        raise Http404("No such session.")
     if session.is_overdue():
         svc.session_expire(session=session)
     if session.status != Status.IN_PROGRESS:
@@ -169,7 +178,6 @@ def session_page(request, token: str):
             "time_statement": study_time_statement(session.study),
         }
         return render(request, "participate/instructions.html", context)
-    trial = trial_current(session)
     svc.trial_mark_shown(trial=trial)
     key = _refused_key(token, trial.position)
     refused = cache.get(key) or {}
@@ -178,7 +186,13 @@ def session_page(request, token: str):
     context = _trial_context(
         session, trial, error=refused.get("error", ""), previous=refused.get("previous")
     )
+    context["preload"] = _image_url(following)
     return render(request, "participate/trial.html", context)
+
+
+def _image_url(trial) -> str:
+    image = trial_display(trial).image if trial is not None else None
+    return image.url if image else ""
 
 
 @participant_page
@@ -215,48 +229,58 @@ def _refused_key(token: str, position: int) -> str:
     return f"participate:refused:{token}:{position}"
 
 
+class FormAnswer:
+    """Reads the answer from the trial form once the service has the trial (its options)."""
+
+    def __init__(self, post):
+        self.post = post
+        self.previous: dict = {}
+
+    def __call__(self, trial):
+        answer_type, options, _key, _tolerance = svc.trial_spec(trial)
+        value, self.previous = _form_answer(answer_type, options, self.post)
+        return value
+
+
 @participant_page
 @require_POST
 def answer(request, token: str):
-    """Store the answer; a refused one goes back to the trial page with its message (PRG)."""
-    session = session_or_404(token)
+    """Store the answer; a refused one goes back to the trial page with its message (PRG).
+
+    The service reads the session and the trial itself, inside the answer's transaction.
+    """
+    session_url = reverse("participate:session", args=[token])
     try:
         position = int(request.POST.get("position", ""))
     except ValueError:
-        return redirect("participate:session", token=token)
-    trial = trial_current(session) if position == session.current_position else None
+        return redirect(session_url)
     given = {
         "interactions": _interactions(request.POST.get("interactions", "")),
         "first_ms": _client_ms(request.POST.get("first_interaction_ms")),
     }
-    previous = {}
+    form = FormAnswer(request.POST)
     try:
-        if trial is None:
-            # Not the current trial: the service decides whether it is a harmless repeat.
-            value = request.POST.get("number") or request.POST.get("choice") or ""
-        else:
-            answer_type, options, _k, _t = svc.trial_spec(trial)
-            value, previous = _form_answer(answer_type, options, request.POST)
         svc.response_record(
             token=token,
             position=position,
-            answer=value,
+            answer=form,
             client_ms=_client_ms(request.POST.get("client_ms")),
             interactions=given["interactions"],
             first_interaction_ms=given["first_ms"],
             idempotency_key=request.POST.get("key", "")[:64],
         )
+    except ParticipantSession.DoesNotExist:
+        raise Http404("No such session.") from None
     except svc.AnswerInvalid as exc:
-        if trial is not None:
-            # Kept on the server, not in a cookie (lab machines often block them), and
-            # shown once by the trial page, so a reload never posts the answer again.
-            refused = {"error": exc.message, "previous": exc.extra.get("previous") or previous}
-            refused["previous"].update(given)
-            cache.set(_refused_key(token, position), refused, REFUSED_TTL)
+        # Kept on the server, not in a cookie (lab machines often block them), and
+        # shown once by the trial page, so a reload never posts the answer again.
+        refused = {"error": exc.message, "previous": exc.extra.get("previous") or form.previous}
+        refused["previous"].update(given)
+        cache.set(_refused_key(token, position), refused, REFUSED_TTL)
     except (svc.AlreadyAnswered, svc.NotCurrentTrial, svc.SessionEnded):
         # A repeat, a stale tab or an ended session: the session page shows where things stand.
         pass
-    return redirect("participate:session", token=token)
+    return redirect(session_url)
 
 
 @participant_page

@@ -58,17 +58,30 @@ def sessions_expire_overdue(*, study: Study | None = None, now=None) -> int:
 
 
 def session_begin(*, session: ParticipantSession, now=None) -> None:
-    """The participant read the instructions and starts the trials."""
+    """The participant read the instructions and starts the trials.
+
+    The first trial is marked shown here, as every later one is by the answer before
+    it, so the page that shows a trial writes nothing.
+    """
     if session.instructions_done_at is None:
         now = now or timezone.now()
-        ParticipantSession.objects.filter(pk=session.pk, instructions_done_at__isnull=True).update(
-            instructions_done_at=now
-        )
+        with transaction.atomic():
+            begun = ParticipantSession.objects.filter(
+                pk=session.pk, instructions_done_at__isnull=True
+            ).update(instructions_done_at=now)
+            if begun:
+                Trial.objects.filter(
+                    session_id=session.pk, position=session.current_position, shown_at__isnull=True
+                ).update(shown_at=now)
         session.instructions_done_at = now
 
 
 def trial_mark_shown(*, trial: Trial, now=None) -> None:
-    """Record when a trial was first shown; the server-side response time starts here."""
+    """Record when a trial was first shown; the server-side response time starts here.
+
+    The answer before a trial (or the end of the instructions) marks it; a page view
+    calls this only for a trial nothing marked (a JSON client that skipped ``begin``).
+    """
     if trial.shown_at is None:
         now = now or timezone.now()
         Trial.objects.filter(pk=trial.pk, shown_at__isnull=True).update(shown_at=now)

@@ -14,9 +14,8 @@ from studies import answer_types, answers
 from studies.answer_types import get_type
 from studies.models import ParticipantSession, Response, Study, Trial
 from studies.selectors.study import (
-    TRIAL_FIELDS,
     participant_sessions,
-    participant_trials,
+    participant_trials_with_session,
     trial_current,
     trial_spec,
 )
@@ -28,12 +27,12 @@ from studies.services.sessions.errors import (
     SessionEnded,
 )
 from studies.services.sessions.flow import ended_message, session_expire, trial_mark_shown
+from studies.services.sessions.write import answer_write
 from studies.services.study.stopping import stop_check_after_completion
 
 logger = logging.getLogger(__name__)
 
 MAX_ANSWER_CHARS = 1000
-RESPONSE_FIELDS = tuple(f"response__{f.name}" for f in Response._meta.concrete_fields)
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,9 @@ class RecordResult:
     # The trial that is current after this answer, already marked as shown, when
     # the caller asked for it (the JSON flow sends it with the answer's receipt).
     next_trial: Trial | None = None
+    # The trial after that, whose chart a client may fetch while its participant
+    # answers the next one (fresh answers only).
+    after_next: Trial | None = None
 
     @property
     def completed(self) -> bool:
@@ -129,30 +131,37 @@ def response_record(
 ) -> RecordResult:
     """Store the answer to the trial at ``position``, which must be the current one.
 
-    The session row is locked for the whole write, so rapid-fire or parallel
-    submits of one participant run one after the other; the unique trial of a
-    response makes a second answer impossible even then. A repeat of an answer
-    already stored (same idempotency key, or the same text when no key is sent)
-    returns the stored response with ``duplicate=True`` instead of an error, so
-    retries after a lost connection are harmless. With ``with_next`` the trial
-    that comes next is fetched and marked shown in the same transaction.
+    One short transaction: one query reads the answered trial, the two after it,
+    the session and the study, locking the session row, so rapid-fire or parallel
+    submits of one participant run one after the other (the unique trial of a
+    response makes a second answer impossible even without the lock). The answer
+    is read inside it, stored, the session advanced and the next trial marked
+    shown, so the page that shows it writes nothing. ``answer`` may be a callable
+    taking the trial (an HTML form needs the trial's options to be read).
+
+    A repeat of an answer already stored (same idempotency key, or the same text
+    when no key is sent) returns the stored response with ``duplicate=True``
+    instead of an error, so retries after a lost connection are harmless. With
+    ``with_next`` the result carries the next trial (and the one after it, whose
+    chart the client can fetch ahead).
 
     ``client_ms`` (time on the trial by the client's clock), ``interactions`` and
     ``first_interaction_ms`` record how the answer was given; see :func:`check_given`.
     """
     now = now or timezone.now()
+    given = Given(client_ms, interactions, first_interaction_ms, interaction_required)
     try:
         with transaction.atomic():
             result = _record_locked(
                 token=token,
                 position=position,
                 answer=answer,
-                given=Given(client_ms, interactions, first_interaction_ms, interaction_required),
+                given=given,
                 idempotency_key=idempotency_key,
                 now=now,
             )
-            if isinstance(result, RecordResult):
-                result = replace(result, next_trial=_next_trial(result, now) if with_next else None)
+            if isinstance(result, RecordResult) and with_next and result.duplicate:
+                result = replace(result, next_trial=_next_after_repeat(result.session))
     except IntegrityError:
         # Reached only without the row lock (SQLite) or with a key reused for
         # another trial; either way nothing is stored twice.
@@ -166,15 +175,14 @@ def response_record(
     return result
 
 
-def _next_trial(result: RecordResult, now) -> Trial | None:
-    # Inside the answer's transaction, so showing the next trial costs no extra commit.
-    session = result.session
+def _next_after_repeat(session: ParticipantSession) -> Trial | None:
+    # A repeat stores nothing; its client gets the trial that is current now, already
+    # marked shown by the answer that moved the session past it.
     if session.status != ParticipantSession.Status.IN_PROGRESS:
         return None
-    # A fresh answer fetched its successor along with its own trial; a repeat did not.
-    trial = trial_current(session) if result.duplicate else result.next_trial
+    trial = trial_current(session)
     if trial is not None:
-        trial_mark_shown(trial=trial, now=now)
+        trial_mark_shown(trial=trial)
     return trial
 
 
@@ -188,28 +196,44 @@ class Given:
     required: bool = False
 
 
-def _record_locked(
-    *, token, position, answer, given: Given, idempotency_key, now
-) -> RecordResult | ParticipantSession:
-    session = participant_sessions().select_for_update(of=("self",)).get(token=token)
-    if session.status == ParticipantSession.Status.DECLINED:
-        raise ParticipantSession.DoesNotExist
-    if position < 0 or position >= session.trial_count or position > session.current_position:
-        raise NotCurrentTrial(
-            _("That is not the chart you are on. Please continue with the one shown now."),
-            current=session.current_position,
+def _locked_trials(token: str, position: int) -> tuple[ParticipantSession, list[Trial]]:
+    """The session (locked) and its trials at ``position`` and the two after it.
+
+    One query in the usual case. Only the session is locked: trials never change but
+    for their first-shown stamp, written once, where it is still empty. The trial rows
+    are those of the query's snapshot while the session row is the latest (PostgreSQL
+    rechecks a locked row after waiting), which is why a trial the session has moved
+    past is looked at again (:func:`_repeat`) rather than trusted.
+    """
+    trials = []
+    if position >= 0:
+        trials = list(
+            participant_trials_with_session()
+            .select_for_update(of=("session",))
+            .filter(session__token=token, position__in=(position, position + 1, position + 2))
+            .order_by("position")
         )
-    # The answered trial and the one after it, in one query.
-    trial, *following = (
-        participant_trials()
-        .select_related("response")
-        .only(*TRIAL_FIELDS, *RESPONSE_FIELDS)
-        .filter(session=session, position__in=(position, position + 1))
-        .order_by("position")
-    )
-    existing = getattr(trial, "response", None)
+    if trials:
+        return trials[0].session, trials
+    # An unknown token (DoesNotExist) or a position the session does not have.
+    return participant_sessions().select_for_update(of=("self",)).get(token=token), []
+
+
+def _resolve(answer, trial: Trial):
+    return answer(trial) if callable(answer) else answer
+
+
+def _repeat(trial: Trial, session, answer, idempotency_key: str) -> RecordResult:
+    existing = Response.objects.filter(trial=trial).first()
     if existing is not None:
-        if _same_answer(existing, answer, idempotency_key):
+        if idempotency_key and existing.idempotency_key:
+            same = idempotency_key == existing.idempotency_key
+        else:
+            try:
+                same = _same_answer(existing, _resolve(answer, trial), idempotency_key)
+            except AnswerInvalid:
+                same = False
+        if same:
             return RecordResult(session, existing, duplicate=True)
         raise AlreadyAnswered(
             _(
@@ -218,6 +242,24 @@ def _record_locked(
             ),
             current=session.current_position,
         )
+    # No answer stored although the session is past it: its answers were deleted.
+    raise SessionEnded(ended_message(session), status=session.status)
+
+
+def _record_locked(
+    *, token, position, answer, given: Given, idempotency_key, now
+) -> RecordResult | ParticipantSession:
+    session, trials = _locked_trials(token, position)
+    if session.status == ParticipantSession.Status.DECLINED:
+        raise ParticipantSession.DoesNotExist
+    if not trials or position >= session.trial_count or position > session.current_position:
+        raise NotCurrentTrial(
+            _("That is not the chart you are on. Please continue with the one shown now."),
+            current=session.current_position,
+        )
+    trial = trials[0]
+    if position < session.current_position:
+        return _repeat(trial, session, answer, idempotency_key)
     if session.status != ParticipantSession.Status.IN_PROGRESS:
         raise SessionEnded(ended_message(session), status=session.status)
     if session.is_overdue(now):
@@ -229,6 +271,7 @@ def _record_locked(
         raise SessionEnded(_("This study has closed. Thank you for taking part."), status="closed")
 
     check_given(trial_spec(trial)[0], given.interactions, required=given.required)
+    answer = _resolve(answer, trial)
     value, correct = read_answer(trial, answer)
     response = Response(
         trial=trial,
@@ -248,9 +291,27 @@ def _record_locked(
         first_interaction_ms=given.first_interaction_ms,
         idempotency_key=idempotency_key or "",
     )
-    response.save(force_insert=True)
+    next_trial = trials[1] if len(trials) > 1 else None
+    fields = _advance(session, trial, correct, now)
+    if session.status != ParticipantSession.Status.IN_PROGRESS:
+        next_trial = None
+    answer_write(response=response, session=session, fields=fields, next_trial=next_trial, now=now)
+    if session.status == ParticipantSession.Status.COMPLETED:
+        # After the write: these read the completed session's answers.
+        results_after_completion(session)
+        stop_check_after_completion(session)
+    return RecordResult(
+        session,
+        response,
+        duplicate=False,
+        next_trial=next_trial,
+        after_next=trials[2] if len(trials) > 2 else None,
+    )
 
-    session.current_position = position + 1
+
+def _advance(session, trial: Trial, correct, now) -> list[str]:
+    """Move the session past ``trial``; the fields to save."""
+    session.current_position = trial.position + 1
     fields = ["current_position"]
     if trial.is_attention and correct is False:
         session.attention_failures += 1
@@ -259,7 +320,4 @@ def _record_locked(
         session.status = ParticipantSession.Status.COMPLETED
         session.completed_at = now
         fields += ["status", "completed_at"]
-        results_after_completion(session)
-        stop_check_after_completion(session)
-    session.save(update_fields=fields)
-    return RecordResult(session, response, duplicate=False, next_trial=next(iter(following), None))
+    return fields

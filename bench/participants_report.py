@@ -1,0 +1,92 @@
+"""What the participant benchmark prints."""
+
+from __future__ import annotations
+
+import os
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))] * 1000
+
+
+def latency(values) -> str:
+    p50, p95, p99, top = (pct(values, q) for q in (50, 95, 99, 100))
+    return f"p50 {p50:.1f} ms  p95 {p95:.1f} ms  p99 {p99:.1f} ms  max {top:.1f} ms"
+
+
+def pacing(args) -> str:
+    if args.lockstep_s:
+        return f"lockstep: every participant answers together every {args.lockstep_s:g} s"
+    if args.think_ms:
+        low, high = 0.5 * args.think_ms / 1000, 1.5 * args.think_ms / 1000
+        return f"think time uniform {low:g}-{high:g} s (mean {args.think_ms:.0f} ms)"
+    return "closed loop, no think time"
+
+
+def print_report(
+    args,
+    stats: dict,
+    *,
+    wall: float,
+    host: str,
+    load_before: float,
+    server_cpu: float,
+    client_cpu: float,
+    stored: int,
+    completed: int,
+) -> None:
+    submitted = stats["stored_ok"]
+    requests = (
+        stats["requests"]
+        + len(stats["trial"])
+        + len(stats["submit"])
+        + len(stats["image"])
+        + stats["finished"]
+    )
+    trials = 2 * args.pairs + 2
+    flow = {
+        "json": "JSON flow (a custom front end: one request per answer)",
+        "page": "the shipped trial page with JavaScript (answer POST + chart fetched ahead)",
+    }[args.mode]
+    print(
+        f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
+    )
+    print(f"mode                {flow}")
+    print(f"pacing              {pacing(args)}; arrivals over {args.ramp_s:g} s")
+    print(
+        f"server              gunicorn {args.workers} workers x {args.threads} threads, "
+        f"PostgreSQL at {host}; {os.cpu_count()} CPUs"
+    )
+    print(f"wall time           {wall:.1f} s")
+    print(
+        f"throughput          {submitted / wall:.1f} answers/s, {requests / wall:.0f} requests/s "
+        f"({requests / max(submitted, 1):.2f} requests per answer)"
+    )
+    print(f"answer latency      {latency(stats['submit'])}")
+    if stats["image"]:
+        print(f"chart GET           {latency(stats['image'])}")
+    if args.mode == "page":
+        print(
+            "click-to-next       = answer latency: the next chart was fetched ahead, so the "
+            "reply is all the page waits for"
+        )
+    start = stats["start"]
+    print(f"session start       {latency(start)}")
+    print(
+        f"machine load        {load_before:.1f} before, {os.getloadavg()[0]:.1f} after "
+        "(1-min load average; other processes on the machine skew the figures)"
+    )
+    print(
+        f"server CPU          {server_cpu:.1f} s: {server_cpu / max(submitted, 1) * 1000:.2f} ms "
+        f"per answer (gunicorn only; this client {client_cpu:.1f} s, over {wall:.0f} s x "
+        f"{os.cpu_count()} CPUs)"
+    )
+    print(
+        f"answers             submitted {submitted}, stored {stored}, duplicates {stats['duplicates']}"
+    )
+    print(
+        f"sessions            completed {completed} of {args.participants}, finished {stats['finished']}"
+    )

@@ -1,0 +1,142 @@
+"""One request per answer in Chromium: with JavaScript the trial page answers through the
+JSON flow and draws the next trial without a page load; without it, the forms post."""
+
+import pytest
+
+from studies.models import AnswerType, ParticipantSession, Question, Response
+from studies.tests.factories import make_chart_set, make_study
+from studies.tests.test_participant_browser import KEY, answer_trial, current, ready, wait_next
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+EVERY_TYPE = [
+    AnswerType.MULTIPLE_CHOICE,
+    AnswerType.FREE_TEXT,
+    AnswerType.RANKING,
+    AnswerType.PROPORTION,
+]
+
+
+@pytest.fixture
+def study(researcher):
+    chart_set = make_chart_set(researcher, pairs=4, answer_types=EVERY_TYPE)
+    Question.objects.filter(chart_set=chart_set, answer_type=AnswerType.PROPORTION).update(
+        tolerance=0.05
+    )
+    return make_study(researcher, chart_set=chart_set)
+
+
+def start(page, live_server, study, pid):
+    page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={pid}&STUDY_ID=a&SESSION_ID=b")
+    page.get_by_role("button", name="Begin").click()
+    page.get_by_role("button", name="I agree and want to take part").click()
+    page.get_by_role("button", name="Start").click()
+    return ParticipantSession.objects.get(external_id=pid)
+
+
+def answer(page, trial, *, js=True):
+    if not trial.is_attention and trial.question.answer_type == AnswerType.PROPORTION:
+        if js:
+            ready(page)
+        page.locator("input[name=proportion]").fill("35")
+        page.get_by_role("button", name="Next").click()
+        wait_next(page, trial)
+    else:
+        answer_trial(page, trial, ranking_by="keys", js=js)
+
+
+def expected_value(trial):
+    if trial.is_attention:
+        return None
+    kind = trial.question.answer_type
+    if kind == AnswerType.MULTIPLE_CHOICE:
+        return trial.question.options.index("2019")
+    return {AnswerType.FREE_TEXT: 1.2e6, AnswerType.RANKING: KEY, AnswerType.PROPORTION: 35.0}[kind]
+
+
+def test_with_javascript_every_answer_is_one_request_and_no_page_loads(page, live_server, study):
+    requests, loads = [], []
+    page.on("request", lambda r: requests.append((r.method, r.url)))
+    session = start(page, live_server, study, "flow1")
+    ready(page)
+    page.on("framenavigated", lambda frame: loads.append(frame.url))
+    # A page load would lose this.
+    page.evaluate("window.sameDocument = true")
+    first = current(session)
+    drawn, wanted = [], {}
+    while (trial := current(session)) is not None:
+        if trial.position > first.position:
+            drawn.append(trial.question.answer_type if not trial.is_attention else "check")
+        wanted[trial.position] = expected_value(trial)
+        last = trial.position == session.trial_count - 1
+        if last:
+            assert page.evaluate("window.sameDocument") is True
+            assert loads == []
+            # The participant-visible texts come from the page, not from the script.
+            assert page.get_by_text(f"Chart {session.trial_count} of {session.trial_count}")
+        answer(page, trial)
+
+    assert page.get_by_role("heading", name="All done").is_visible()
+    assert page.locator("#completion-code").inner_text() == "C0DE42"
+    # Every type was drawn by the script at least once (only the first trial was not).
+    assert set(drawn) >= set(EVERY_TYPE)
+
+    posts = [url for method, url in requests if method == "POST"]
+    answers = [url for url in posts if "/api/v1/participate/sessions/" in url]
+    assert len(answers) == session.trial_count
+    assert not [url for url in posts if url.endswith("/answer/")]
+    charts = [url for method, url in requests if method == "GET" and "/media/" in url]
+    assert len(charts) == len(set(charts))  # each chart fetched once: ahead, then shown
+
+    responses = {r.position: r for r in Response.objects.filter(session=session)}
+    assert sorted(responses) == list(range(session.trial_count))
+    for position, value in wanted.items():
+        if value is not None:
+            assert responses[position].value == value, position
+    assert all(r.interactions >= 1 and r.client_ms is not None for r in responses.values())
+    assert all(r.server_ms is not None for r in responses.values())
+    assert len({r.idempotency_key for r in responses.values()}) == session.trial_count
+
+
+def test_a_refused_answer_keeps_the_trial_and_says_why(page, live_server, study):
+    session = start(page, live_server, study, "flow2")
+    while (trial := current(session)) is not None:
+        if not trial.is_attention and trial.question.answer_type == AnswerType.FREE_TEXT:
+            break
+        answer(page, trial)
+    if trial.position > 0:
+        assert page.locator("[data-trial-flow]").get_attribute("data-shown-position")
+    page.locator("#answer-number").fill("about a lot")
+    page.get_by_role("button", name="Next").click()
+    assert page.get_by_role("alert").inner_text() == "Please enter a number, like 42 or 3.5."
+    assert current(session).position == trial.position
+    page.locator("#answer-number").fill("1.2 million")
+    page.get_by_role("button", name="Next").click()
+    wait_next(page, trial)
+    assert Response.objects.get(trial=trial).value == 1.2e6
+
+
+def test_without_javascript_the_pages_take_every_answer_type(browser, live_server, study):
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 1000, "height": 900}
+    )
+    page = context.new_page()
+    try:
+        session = start(page, live_server, study, "nojs-flow")
+        while (trial := current(session)) is not None:
+            if not trial.is_attention and trial.question.answer_type == AnswerType.RANKING:
+                for rank, text in enumerate(KEY, start=1):
+                    page.get_by_label(text, exact=True).select_option(str(rank))
+                page.get_by_role("button", name="Next").click()
+                wait_next(page, trial)
+            else:
+                answer(page, trial, js=False)
+        assert page.locator("#completion-code").inner_text() == "C0DE42"
+        responses = Response.objects.filter(session=session)
+        assert responses.count() == session.trial_count
+        # Nothing is known about how the answers were given without the script.
+        assert all(r.interactions is None for r in responses)
+        values = [r.value for r in responses if r.attention_check_id is None]
+        assert KEY in values and 35.0 in values and 1.2e6 in values
+    finally:
+        context.close()
