@@ -61,7 +61,7 @@ def test_the_demo_study_in_german_from_a_prolific_link_to_the_completion_code(
     page.locator("form button[type=submit]").first.click()  # Begin
     assert page.get_by_text("Sie sind eingeladen, an einer Studie").is_visible()
     assert page.locator("html").get_attribute("lang") == "de"
-    page.locator("button[name=choice][value=agree]").click()
+    page.get_by_role("button", name="Ich stimme zu und möchte teilnehmen").click()
     session = ParticipantSession.objects.get(external_id=PID)
     assert session.language == "de"
     assert page.get_by_text("Jede Seite zeigt ein Diagramm").is_visible()

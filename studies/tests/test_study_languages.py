@@ -67,10 +67,12 @@ def test_a_german_link_shows_the_german_consent_in_a_german_page(client, researc
     study = german_study(researcher)
     page = client.get(consent_url(study, lang="de")).content.decode()
     assert GERMAN_CONSENT in page
-    assert '<html lang="de">' in page
+    assert '<html lang="de"' in page
+    assert "Ich stimme zu und möchte teilnehmen" in page  # the platform's words too
     assert 'name="lang" value="de"' in page
     english = client.get(consent_url(study)).content.decode()
     assert study.consent_text in english and GERMAN_CONSENT not in english
+    assert "I agree and want to take part" in english
 
 
 def test_the_browser_language_chooses_when_the_link_does_not(client, researcher):
@@ -90,7 +92,7 @@ def test_the_session_keeps_its_language_and_scores_a_german_number(client, resea
     assert session.language == "de"
     url = reverse("participate:session", args=[session.token])
     page = client.get(url).content.decode()
-    assert "Beantworten Sie jede Frage" in page and '<html lang="de">' in page
+    assert "Beantworten Sie jede Frage" in page and '<html lang="de"' in page
     client.post(reverse("participate:begin", args=[session.token]))
     while True:
         session.refresh_from_db()
@@ -128,7 +130,7 @@ def test_the_session_keeps_its_language_and_scores_a_german_number(client, resea
     assert {(v, ok) for _r, v, ok in stored("multiple_choice")} == {("1", True)}
     client.post(reverse("participate:finish", args=[session.token]))
     page = client.get(url).content.decode()
-    assert "Danke schön." in page and '<html lang="de">' in page
+    assert "Danke schön." in page and '<html lang="de"' in page
 
 
 def test_a_german_session_is_asked_about_an_ambiguous_number(client, researcher):
