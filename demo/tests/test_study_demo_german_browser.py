@@ -13,6 +13,7 @@ from studies.tests.factories import (
     ChartSetFactory,
     QuestionFactory,
 )
+from studies.tests.test_participant_browser import wait_next
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -81,8 +82,8 @@ def test_the_demo_study_in_german_from_a_prolific_link_to_the_completion_code(
             assert page.get_by_text(QUESTIONS["G12_Q1"][0]).is_visible()
             assert page.get_by_label("2018 und 2022 waren gleich.", exact=True).is_visible()
             page.get_by_label("2018", exact=True).check()
-        with page.expect_navigation():
-            page.locator("form[data-trial-form] button[type=submit]").click()
+        page.locator("form[data-trial-form] button[type=submit]").click()
+        wait_next(page, trial)
     assert page.locator("#completion-code").inner_text() == "CHARTROOM-DEMO"
     assert page.get_by_text("Vielen Dank! Einige der Diagramme").is_visible()
     assert page.locator("html").get_attribute("lang") == "de"
