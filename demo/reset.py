@@ -17,6 +17,7 @@ from demo.library import DEMO_SET_SLUG
 from demo.model_eval import DEMO_MODELS
 from demo.study import DEMO_SLUG as STUDY_SLUG
 from demo.study import STUDY_SETTINGS
+from demo.study_de import german_translation
 from studies.models import ChartSet, ModelRun, ParticipantSession, Study, StudyResults
 
 
@@ -40,6 +41,10 @@ def study_demo_reset(owner: User) -> tuple[int, list[str]]:
     changed = [name for name, value in STUDY_SETTINGS.items() if getattr(study, name) != value]
     for name in changed:
         setattr(study, name, STUDY_SETTINGS[name])
+    german = {"de": german_translation(study)}
+    if study.translations != german:
+        study.translations = german
+        changed.append("translations")
     if study.status != Study.Status.LIVE:
         changed.append("status")
     study.status, study.owner = Study.Status.LIVE, owner

@@ -9,6 +9,7 @@ from django.db import transaction
 from PIL import Image, ImageDraw
 
 from core.models import User
+from demo.study_de import german_translation
 from studies.images import generated_name
 from studies.models import AnswerType, AttentionCheck, ChartSet, Question, Study, StudyPair
 from studies.selectors.study import study_has_live_sessions
@@ -39,6 +40,8 @@ STUDY_SETTINGS = {
     "consent_text": CONSENT,
     "instructions_text": INSTRUCTIONS,
     "debrief_text": DEBRIEF,
+    "language": "en",
+    "other_languages": ["de"],
     "platform": "prolific",
     "completion_code": "CHARTROOM-DEMO",
     "completion_url": PROLIFIC_COMPLETION,
@@ -121,4 +124,9 @@ def load_study_demo(owner: User, chart_set: ChartSet) -> Study:
             check.save()
         study.status = Study.Status.LIVE if pairs else Study.Status.DRAFT
         study.save()
+    if "de" not in (study.translations or {}):
+        # Texts only, so a demo that participants already started gains it too.
+        study.other_languages = sorted({*study.other_languages, "de"})
+        study.translations = {**(study.translations or {}), "de": german_translation(study)}
+        study.save(update_fields=["other_languages", "translations", "updated_at"])
     return study

@@ -11,6 +11,7 @@ from studies.views import (
     planner,
     results,
     study,
+    study_languages,
 )
 
 app_name = "studies"
@@ -51,6 +52,7 @@ urlpatterns = [
     path("study/<slug:slug>/planner/", planner.study_planner, name="planner"),
     path("study/<slug:slug>/pairs/", study.study_pairs, name="pairs"),
     path("study/<slug:slug>/checks/", study.study_checks, name="checks"),
+    path("study/<slug:slug>/languages/", study_languages.study_languages, name="languages"),
     path(
         "study/<slug:slug>/checks/<int:pk>/delete/", study.study_check_delete, name="check-delete"
     ),

@@ -6,8 +6,11 @@ No Django and nothing of the answer types or the chart generator: both read numb
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import math
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
@@ -68,32 +71,116 @@ _SCALE_WORDS = {
     "trillion": Decimal(10) ** 12,
     "tn": Decimal(10) ** 12,
 }
+# Written-out scales of the other languages a study can speak. A German "Billion" and a
+# Spanish "billón" are 10**12, and a Spanish "mil" is a thousand, so these replace the
+# English words rather than join them.
+_LANGUAGE_SCALE_WORDS = {
+    "de": {
+        "tausend": Decimal(10) ** 3,
+        "tsd": Decimal(10) ** 3,
+        "millionen": Decimal(10) ** 6,
+        "million": Decimal(10) ** 6,
+        "mio": Decimal(10) ** 6,
+        "milliarden": Decimal(10) ** 9,
+        "milliarde": Decimal(10) ** 9,
+        "mrd": Decimal(10) ** 9,
+        "billionen": Decimal(10) ** 12,
+        "billion": Decimal(10) ** 12,
+        "k": Decimal(10) ** 3,
+    },
+    "es": {
+        "mil millones": Decimal(10) ** 9,
+        "millones": Decimal(10) ** 6,
+        "millón": Decimal(10) ** 6,
+        "millon": Decimal(10) ** 6,
+        "mill": Decimal(10) ** 6,
+        "mil": Decimal(10) ** 3,
+        "billones": Decimal(10) ** 12,
+        "billón": Decimal(10) ** 12,
+        "billon": Decimal(10) ** 12,
+        "k": Decimal(10) ** 3,
+    },
+}
+# How each language writes a number: (decimal mark, thousands mark). English is the
+# reading when no language is given (keys, model replies, older sessions).
+NUMBER_MARKS = {"en": (".", ","), "de": (",", "."), "es": (",", ".")}
+_reading = contextvars.ContextVar("number_language", default="en")
+
+
+@contextmanager
+def numbers_written_in(language: str):
+    """Read participants' numbers the way ``language`` writes them inside this block."""
+    token = _reading.set(language if language in NUMBER_MARKS else "en")
+    try:
+        yield
+    finally:
+        _reading.reset(token)
+
+
+def _language(language: str | None) -> str:
+    return language if language in NUMBER_MARKS else _reading.get()
+
 
 # Single letters ("2.5k", "$1.2m", "3B") are scale suffixes only when glued to
 # the number; written apart ("12 m", "3 t") they are far more likely a unit.
 _ATTACHED_SCALE = r"(?P<attached>k|mn|m|bn|b|tn)(?![a-z])"
-_SPACED_SCALE = (
-    r"\s*(?P<spaced>hundred|thousand|million|billion|trillion|mil|mln|mn|bn|tn|k)s?(?![a-z])"
-)
-_PERCENT = r"\s*(?P<percent>%|per\s?cent\b|pct\b)"
+_PERCENT = r"\s*(?P<percent>%|per\s?cent\b|pct\b|prozent\b|por\s?ciento\b)"
 
-_NUMBER = re.compile(
-    r"""
-    (?<![\w.,])                     # not the tail of a word, id or another number
-    (?P<sign>[-+])?
-    (?:[$€£¥₹]\s?)?
-    (?P<sign2>[-+])?
-    (?P<digits>
-        \d{1,3}(?:,\d{3})+(?:\.\d+)?    # 1,234,567.5
-      | \d+(?:[.,]\d+)?                 # 1234.5 or a decimal comma 3,5
-      | \.\d+                           # .5
+
+def _spaced_scale(words) -> str:
+    alternatives = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
+    return rf"\s*(?P<spaced>{alternatives})s?\.?(?![a-zà-ÿ])"
+
+
+@functools.cache
+def _number_pattern(language: str) -> re.Pattern:
+    decimal, group = (re.escape(m) for m in NUMBER_MARKS[language])
+    words = sorted(_LANGUAGE_SCALE_WORDS.get(language, _ENGLISH_SPACED), key=len, reverse=True)
+    attached = _ATTACHED_SCALE if language == "en" else r"(?P<attached>k)(?![a-z])"
+    return re.compile(
+        r"""
+        (?<![\w.,])                    # not the tail of a word, id or another number
+        (?P<sign>[-+])?
+        (?:[$€£¥₹]\s?)?
+        (?P<sign2>[-+])?
+        (?P<digits>
+        """
+        + rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?"  # 1,234,567.5 / 1.234.567,5
+        + r"""
+          | \d+(?:[.,]\d+)?                 # 1234.5 or 1234,5
+        """
+        + rf"| {decimal}\d+"  # .5 / ,5
+        + r"""
+        )
+        (?:e(?P<exp>[-+]?\d{1,4}))?
+        (?![.,]?\d)                     # refuse a mix such as 1.234.567 in English
+        """
+        + f"(?:{attached}|{_spaced_scale(words)})?"
+        + f"(?:{_PERCENT})?"
+        + r"(?:\s*€)?",
+        re.VERBOSE | re.IGNORECASE,
     )
-    (?:e(?P<exp>[-+]?\d{1,4}))?
-    (?![.,]?\d)                     # refuse 1.234.567 and 12,34,567 rather than misread them
-    """
-    + f"(?:{_ATTACHED_SCALE}|{_SPACED_SCALE})?"
-    + f"(?:{_PERCENT})?",
-    re.VERBOSE | re.IGNORECASE,
+
+
+_ENGLISH_SPACED = ("hundred", "thousand", "million", "billion", "trillion", "mil", "mln", "mn")
+_ENGLISH_SPACED += ("bn", "tn", "k")
+_SPACED_SCALE = _spaced_scale(_ENGLISH_SPACED)
+
+# Numbers in the other convention with several groups ("1,234,567" or "1,234.5" where a
+# comma is the decimal mark): each has two readings, so the participant is asked.
+_MIXED = {
+    language: re.compile(
+        rf"\d{{1,3}}(?:{re.escape(d)}\d{{3}}){{2,}}|\d{{1,3}}(?:{re.escape(d)}\d{{3}})+{re.escape(g)}\d"
+    )
+    for language, (d, g) in NUMBER_MARKS.items()
+}
+AMBIGUOUS_NUMBER_HELP = (
+    "“{found}” could be read two ways. Please write {thousands} if you mean "
+    "{thousands}, or {decimal} if you mean a number with decimals."
+)
+MIXED_NUMBER_HELP = (
+    "Please write the number with {decimal} before the decimals, like {example}, "
+    "or without thousands separators."
 )
 
 _UNITS = {
@@ -143,18 +230,30 @@ _WORD_NUMBER = re.compile(
 )
 
 
-def _digits_to_decimal(digits: str) -> Decimal:
-    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits):
-        return Decimal(digits.replace(",", ""))
-    # A lone comma not followed by exactly three digits can only be a decimal
-    # comma ("3,5"); three digits were taken as a thousands group above.
+def _digits_to_decimal(digits: str, language: str = "en") -> Decimal:
+    decimal, group = NUMBER_MARKS[language]
+    grouped = rf"\d{{1,3}}(?:{re.escape(group)}\d{{3}})+(?:{re.escape(decimal)}\d+)?"
+    if re.fullmatch(grouped, digits):
+        return Decimal(digits.replace(group, "").replace(decimal, "."))
+    if language != "en" and re.fullmatch(rf"[1-9]\d{{0,2}}{re.escape(decimal)}\d{{3}}", digits):
+        # "1,500" in a German study: a decimal by the rules, but participants used to
+        # English often write a thousand so. English studies keep reading "1.500" as 1.5.
+        whole, part = digits.split(decimal)
+        short = part.rstrip("0")
+        # The same value written so it can only be a decimal: "1,5" or "1,1250".
+        plain = whole if not short else f"{whole}{decimal}{short if short != part else part + '0'}"
+        raise AnswerFormatError(
+            AMBIGUOUS_NUMBER_HELP.format(found=digits, thousands=whole + part, decimal=plain)
+        )
+    # A lone mark not followed by exactly three digits can only be a decimal mark
+    # ("3,5" in English, "3.5" in German); three digits were taken as a group above.
     return Decimal(digits.replace(",", "."))
 
 
-def _quantity_from_match(match: re.Match) -> Quantity:
+def _quantity_from_match(match: re.Match, language: str = "en") -> Quantity:
     groups = match.groupdict()
     if groups.get("digits") is not None:
-        mantissa = _digits_to_decimal(groups["digits"])
+        mantissa = _digits_to_decimal(groups["digits"], language)
         if groups.get("exp"):
             mantissa = mantissa.scaleb(int(groups["exp"]))
         if (groups.get("sign") or groups.get("sign2")) == "-":
@@ -165,7 +264,8 @@ def _quantity_from_match(match: re.Match) -> Quantity:
     else:
         mantissa = Decimal(_UNITS[groups["unit"].lower()])
     word = groups.get("attached") or groups.get("spaced")
-    scale = _SCALE_WORDS[word.lower()] if word else Decimal(1)
+    words = _LANGUAGE_SCALE_WORDS.get(language, _SCALE_WORDS)
+    scale = words[" ".join(word.lower().split())] if word else Decimal(1)
     with localcontext() as ctx:
         ctx.prec = 60
         value = mantissa * scale
@@ -178,8 +278,13 @@ def _quantity_from_match(match: re.Match) -> Quantity:
     )
 
 
-def parse_quantity(text) -> Quantity:
-    """Read one number from free text, keeping its scale word; see :func:`parse_number`."""
+def parse_quantity(text, language: str | None = None) -> Quantity:
+    """Read one number from free text, keeping its scale word; see :func:`parse_number`.
+
+    ``language`` (default: the one set by :func:`numbers_written_in`, else English) says
+    which mark separates decimals and which thousands.
+    """
+    language = _language(language)
     if isinstance(text, bool):
         raise AnswerFormatError(NUMBER_HELP)
     if isinstance(text, int | float | Decimal):
@@ -196,13 +301,21 @@ def parse_quantity(text) -> Quantity:
     if not cleaned or len(cleaned) > 500:
         raise AnswerFormatError(NUMBER_HELP)
 
-    matches = list(_NUMBER.finditer(cleaned))
+    matches = list(_number_pattern(language).finditer(cleaned))
     if not matches and not re.search(r"\d", cleaned):
         matches = list(_WORD_NUMBER.finditer(cleaned))
     if not matches:
+        if language != "en" and _MIXED[language].search(cleaned):
+            decimal = NUMBER_MARKS[language][0]
+            raise AnswerFormatError(
+                MIXED_NUMBER_HELP.format(
+                    decimal=f"a {'comma' if decimal == ',' else 'point'}",
+                    example=f"1{NUMBER_MARKS[language][1]}234{decimal}5",
+                )
+            )
         raise AnswerFormatError(NUMBER_HELP)
 
-    quantities = [_quantity_from_match(m) for m in matches]
+    quantities = [_quantity_from_match(m, language) for m in matches]
     first = quantities[0]
     # Several numbers are fine only when they agree, as in "1.2 million
     # (1,200,000)"; "40-50" or "45 in 2019" have no single reading.
@@ -214,7 +327,7 @@ def parse_quantity(text) -> Quantity:
     return first
 
 
-def parse_number(text) -> float:
+def parse_number(text, language: str | None = None) -> float:
     """Read a participant's number from free text.
 
     Accepted: thousands separators ("1,234,567"), a leading sign, decimals
@@ -229,8 +342,13 @@ def parse_number(text) -> float:
     only when they are equal; otherwise ("40-50", "45 in 2019", "1.234.567",
     "1.234,5") the text is refused with a message asking for one number, rather
     than guessing which one was meant.
+
+    In German and Spanish (``language`` "de" or "es") the marks swap: "3,5" is 3.5,
+    "1.000" a thousand and "1.234.567,5" reads; a point not followed by exactly three
+    digits ("3.5") can only be a decimal point. The other convention's grouped forms
+    ("1,234,567", "1,234.5") are refused with a message saying how to write the number.
     """
-    return float(parse_quantity(text).value)
+    return float(parse_quantity(text, language).value)
 
 
 def parse_key(text) -> float:
@@ -239,8 +357,9 @@ def parse_key(text) -> float:
 
 
 def _parse_key_quantity(key) -> Quantity:
+    # Keys are written by the researcher in the English convention, whatever the session.
     try:
-        return parse_quantity(key)
+        return parse_quantity(key, "en")
     except AnswerFormatError:
         raise KeyFormatError(
             f"The answer key {key!r} is not a single number (write e.g. 1.2, 45% or 1.2 million)."

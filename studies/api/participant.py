@@ -28,6 +28,7 @@ from studies.api.participant_serializers import (
     TrialSerializer,
 )
 from studies.models import ParticipantSession, Platform, Study
+from studies.selectors.languages import language_choose, study_in_language
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
@@ -53,14 +54,14 @@ class BodyTooLarge(exceptions.APIException):
 # ------------------------------------------------------------------ views
 
 
-def _image_url(request, trial) -> str | None:
-    image = trial_display(trial).image if trial is not None else None
+def _image_url(request, session, trial) -> str | None:
+    image = trial_display(trial, session).image if trial is not None else None
     return request.build_absolute_uri(image.url) if image else None
 
 
 def trial_payload(request, session, trial, *, following=None) -> dict:
     """A trial as the client shows it; ``following`` is the trial after it, if known."""
-    shown = trial_display(trial)
+    shown = trial_display(trial, session)
     return {
         "position": trial.position,
         "number": trial.position + 1,
@@ -77,7 +78,7 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "shown_at": trial.shown_at,
         "time_left": session_time_left(session),
         # The chart of the trial after this one, for the client to fetch ahead.
-        "preload_image_url": _image_url(request, following),
+        "preload_image_url": _image_url(request, session, following),
     }
 
 
@@ -138,12 +139,20 @@ class StudyPublicView(ParticipantAPIView):
         responses={200: PublicStudySerializer, 404: ERRORS[404]},
     )
     def get(self, request, slug: str):
-        study = _study(slug)
+        real = _study(slug)
+        language = language_choose(
+            real,
+            asked=request.query_params.get("lang", ""),
+            accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+        )
+        study = study_in_language(real, language)
         reason = study_unavailable_reason(study)
         video = study.instructions_video
         expected = study_expected_minutes(study)
         data = {
             "slug": study.slug,
+            "language": language,
+            "languages": real.languages,
             "title": study.title,
             "description": study.description,
             "consent_text": study.consent_text,
@@ -200,13 +209,19 @@ class SessionStartView(ParticipantAPIView):
             raise exceptions.ValidationError(
                 {"consent": ["Consent is needed to start; use the decline endpoint to decline."]}
             )
-        identity = svc.identity_from_params(study.platform, serializer.validated_data["params"])
+        params = serializer.validated_data["params"]
+        identity = svc.identity_from_params(study.platform, params)
         device_check(study=study, meta=request.META)
         result = svc.session_start(
             study=study,
             identity=identity,
             proof=serializer.validated_data["token"],
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            language=language_choose(
+                study,
+                asked=params.get("lang", ""),
+                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+            ),
         )
         return Response(
             SessionStateSerializer(result.session).data,

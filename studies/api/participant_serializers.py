@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from studies import answer_types
 from studies.models import AnswerType, Devices, ParticipantSession, Platform, Trial
+from studies.selectors.languages import session_language
 from studies.services import sessions as svc
 
 Status = ParticipantSession.Status
@@ -28,6 +29,13 @@ class SessionStatusField(serializers.CharField):
 
 class PublicStudySerializer(serializers.Serializer):
     slug = serializers.CharField()
+    language = serializers.CharField(
+        help_text="The language of the texts below: `?lang=` when the study offers it, else "
+        "the browser's Accept-Language among the study's languages, else its primary one."
+    )
+    languages = serializers.ListField(
+        child=serializers.CharField(), help_text="The study's languages, the primary first."
+    )
     title = serializers.CharField()
     description = serializers.CharField()
     consent_text = serializers.CharField()
@@ -65,7 +73,8 @@ class StartSerializer(serializers.Serializer):
         child=serializers.CharField(max_length=200, allow_blank=True),
         required=False,
         default=dict,
-        help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}.',
+        help_text='The link\'s platform parameters, e.g. {"PROLIFIC_PID": "...", "STUDY_ID": "..."}; '
+        "`lang` chooses one of the study's languages for the session.",
     )
     token = serializers.CharField(
         max_length=64,
@@ -89,6 +98,7 @@ class SessionStateSerializer(serializers.Serializer):
     stage = serializers.SerializerMethodField()
     is_pilot = serializers.BooleanField()
     is_preview = serializers.BooleanField()
+    language = serializers.SerializerMethodField()
     position = serializers.IntegerField(source="current_position")
     trial_count = serializers.IntegerField()
     deadline = serializers.DateTimeField()
@@ -106,6 +116,9 @@ class SessionStateSerializer(serializers.Serializer):
         if session.current_position == 0 and session.instructions_done_at is None:
             return "instructions"
         return "trial"
+
+    def get_language(self, session) -> str:
+        return session_language(session)
 
     def get_seconds_left(self, session) -> int | None:
         if session.status != Status.IN_PROGRESS or session.deadline is None:

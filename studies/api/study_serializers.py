@@ -26,7 +26,8 @@ class StudySerializer(serializers.ModelSerializer):
         model = Study
         fields = [
             "id", "title", "slug", "description", "status", "owner", "created_at", "updated_at",
-            "chart_set", "pair_count", "attention_check_count", "consent_text",
+            "chart_set", "pair_count", "attention_check_count", "language", "other_languages",
+            "translations", "consent_text",
             "keep_answers_on_withdrawal", "instructions_text", "instructions_video_url",
             "debrief_text", "target_participants", "time_limit_minutes", "expected_minutes",
             "allowed_devices", "platform",
@@ -234,7 +235,7 @@ class SessionSerializer(serializers.ModelSerializer):
     class Meta:
         model = ParticipantSession
         fields = [
-            "id", "number", "status", "is_pilot", "is_preview", "platform", "external_id",
+            "id", "number", "status", "is_pilot", "is_preview", "language", "platform", "external_id",
             "platform_params", "order_seed", "trial_count", "answered", "attention_failures",
             "answers_deleted", "created_at", "consented_at", "deadline", "completed_at", "ended_at",
         ]  # fmt: skip

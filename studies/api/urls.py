@@ -14,6 +14,7 @@ from studies.api import (
     planner,
     results,
     study,
+    study_languages,
 )
 
 LIBRARY_SET = "library/chart-sets/<slug:slug>/"
@@ -84,6 +85,11 @@ urlpatterns = [
         name="study-starter-texts",
     ),
     path("studies/<slug:slug>/pairs/", study.StudyPairsView.as_view(), name="study-pairs"),
+    path(
+        "studies/<slug:slug>/translations/<str:language>/",
+        study_languages.StudyTranslationView.as_view(),
+        name="study-translation",
+    ),
     path("studies/<slug:slug>/video/", study.StudyVideoView.as_view(), name="study-video"),
     path(
         "studies/<slug:slug>/attention-checks/",

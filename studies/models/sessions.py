@@ -110,6 +110,9 @@ class ParticipantSession(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     debriefed_at = models.DateTimeField(null=True, blank=True)
     user_agent = models.CharField(max_length=300, blank=True)
+    # One of the study's languages, chosen at the study link; every page of the
+    # session and the reading of its numbers follow it.
+    language = models.CharField(max_length=10, blank=True)
 
     objects = ParticipantSessionQuerySet.as_manager()
 

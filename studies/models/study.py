@@ -112,6 +112,20 @@ class Study(models.Model):
     )
 
     # --- what participants read
+    # Codes of settings.LANGUAGES, checked by study_update. The texts below are in
+    # ``language``; ``translations`` holds the others (studies.selectors.languages).
+    language = models.CharField(
+        max_length=10,
+        default="en",
+        help_text="The language the texts below are written in; participants whose "
+        "language is not offered see this one.",
+    )
+    other_languages = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Further languages participants can take the study in.",
+    )
+    translations = models.JSONField(default=dict, blank=True, editable=False)
     consent_text = models.TextField(blank=True)
     keep_answers_on_withdrawal = models.BooleanField(
         default=False,
@@ -241,6 +255,11 @@ class Study(models.Model):
     @property
     def allows_phones(self) -> bool:
         return self.allowed_devices == Devices.ALL
+
+    @property
+    def languages(self) -> list[str]:
+        """The primary language first, then the others."""
+        return [self.language, *(c for c in self.other_languages if c != self.language)]
 
     @property
     def is_stopped(self) -> bool:

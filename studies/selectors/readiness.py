@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from studies import answer_types, answers
 from studies.models import Platform, Question, Study
 from studies.ordering import max_gap
+from studies.selectors.languages import language_name, translation_gaps
 from studies.selectors.timing import study_expected_minutes
 from studies.starter_texts import texts_with_placeholders
 
@@ -19,6 +20,7 @@ from studies.starter_texts import texts_with_placeholders
 PAIRS = "pairs"
 CHECKS = "checks"
 PAIR = "pair"  # a pair of the chart library: args are the chart set's slug and the pair code
+TRANSLATIONS = "translations"  # the study's translations page: args are the language code
 TEXT_LABELS = {
     "consent_text": "consent text",
     "instructions_text": "instructions text",
@@ -101,6 +103,12 @@ def study_blockers(study: Study) -> list[ReadinessItem]:
         items.append(
             ReadinessItem("instructions_text", "Write the instructions.", "instructions_text")
         )
+    # Consent must be given in words the participant reads; other texts fall back.
+    for gap in translation_gaps(study):
+        if gap.what == "consent text":
+            items.append(
+                ReadinessItem("translation_consent", gap.message, TRANSLATIONS, (gap.language,))
+            )
     if study.platform in RECRUITERS and not (study.completion_code or study.completion_url):
         items.append(
             ReadinessItem(
@@ -143,6 +151,17 @@ def study_warnings(study: Study) -> list[ReadinessItem]:
                 name,
             )
         )
+    for gap in translation_gaps(study):
+        if gap.what != "consent text":
+            items.append(
+                ReadinessItem(
+                    "translation_missing",
+                    gap.message + " Participants taking it in that language read the "
+                    f"{language_name(study.language)} text instead.",
+                    TRANSLATIONS,
+                    (gap.language,),
+                )
+            )
     expected = study_expected_minutes(study)
     if expected and study.time_limit_minutes < expected:
         items.append(

@@ -22,6 +22,7 @@ from studies.models import (
     Study,
     Trial,
 )
+from studies.selectors import languages
 from studies.selectors.readiness import study_blockers
 from studies.selectors.results import session_facts
 from studies.selectors.stopping import StudyPrecision, study_precision
@@ -161,13 +162,14 @@ SESSION_FIELDS = (
     "id", "token", "study_id", "number", "is_pilot", "is_preview", "status", "platform",
     "external_id", "current_position", "trial_count", "attention_failures", "answers_deleted",
     "consented_at", "instructions_done_at", "deadline", "completed_at", "ended_at", "debriefed_at",
+    "language",
 )  # fmt: skip
 SESSION_STUDY_FIELDS = tuple(
     f"study__{name}"
     for name in (
         "id", "title", "slug", "status", "platform", "completion_code", "completion_url",
         "time_limit_minutes", "expected_minutes", "keep_answers_on_withdrawal",
-        "instructions_video",
+        "instructions_video", "language", "translations",
     )
 )  # fmt: skip
 TRIAL_FIELDS = (
@@ -437,25 +439,29 @@ class TrialDisplay:
     alt: str
 
 
-def trial_display(trial: Trial) -> TrialDisplay:
-    answer_type, options, _key, _tolerance = trial_spec(trial)
+def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
+    """The trial of ``session`` as shown, its texts in the session's language."""
+    answer_type, _options, _key, _tolerance = trial_spec(trial)
+    study = session.study
+    language = languages.session_language(session)
     if trial.is_attention:
         check = trial.attention_check
-        prompt, image, width, height = check.prompt, check.image, check.width, check.height
+        shown = languages.check_texts(study, check, language)
+        image, width, height = check.image, check.width, check.height
         alt = _("Chart for this question")
     else:
         question, chart = trial.question, trial.chart
-        prompt = question.kind.prompt_text(question.text, question.stem)
+        shown = languages.question_texts(study, question, language)
         image, width, height = chart.image, chart.width, chart.height
         alt = chart.alt_text or _("Chart for this question")
     items = []
     if answer_types.get_type(answer_type).orders_items:
-        display = trial.item_order or list(range(len(options)))
-        items = [(i, options[i]) for i in display]
+        display = trial.item_order or list(range(len(shown.options)))
+        items = [(i, shown.options[i]) for i in display]
     return TrialDisplay(
         answer_type=answer_type,
-        prompt=answers.normalize_line_breaks(prompt).strip(),
-        options=options,
+        prompt=answers.normalize_line_breaks(shown.prompt).strip(),
+        options=shown.options,
         items=items,
         image=image or None,
         width=width,

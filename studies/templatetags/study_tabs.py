@@ -10,6 +10,7 @@ STUDY_PAGES = [
     ("planner", "Planner", "studies:planner"),
     ("pairs", "Pairs", "studies:pairs"),
     ("checks", "Attention checks", "studies:checks"),
+    ("languages", "Languages", "studies:languages"),
     ("results", "Results", "studies:results"),
     ("models", "Models", "studies:models"),
 ]

@@ -115,4 +115,4 @@ def test_the_command_streams_csv_to_a_file(researcher, tmp_path):
     study = simulated_study(researcher, participants=2, compute=False)
     out = tmp_path / "r.csv"
     call_command("export_study", study.slug, "--format", "responses-csv", "--output", str(out))
-    assert out.read_text().startswith("participant,participant_number,trial_kind")
+    assert out.read_text().startswith("participant,participant_number,language,trial_kind")

@@ -90,7 +90,7 @@ def test_direct_csv_download_streams_pseudonymous_rows(client, researcher):
     response = client.get(reverse("studies:results-download", args=[study.slug, "responses-csv"]))
     assert response.status_code == 200 and response.streaming
     body = b"".join(response.streaming_content).decode()
-    assert body.startswith("participant,participant_number,trial_kind")
+    assert body.startswith("participant,participant_number,language,trial_kind")
     assert "sim-4-1" not in body
 
 

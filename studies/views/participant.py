@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
+from studies.selectors.languages import session_language
 from studies.selectors.study import trial_current_by_token, trial_display
 from studies.selectors.timing import session_time_left
 from studies.services import sessions as svc
@@ -36,18 +37,20 @@ from studies.views.participant_base import (
     message_page,
     participant_page,
     session_or_404,
+    shown_study,
+    speak,
     study_time_statement,
 )
 
 
 def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
-    shown = trial_display(trial)
+    shown = trial_display(trial, session)
     previous = previous or {}
     # Rankings start unranked: no item has a place until the participant gives it one.
     ranks = previous.get("ranks") or {}
     items = [{"index": i, "text": text, "rank": ranks.get(i)} for i, text in shown.items]
     return {
-        "study": session.study,
+        "study": shown_study(session),
         "session": session,
         "trial": trial,
         "number": trial.position + 1,
@@ -83,7 +86,7 @@ SAMPLE = {
 
 
 def _ended_page(request, session: ParticipantSession):
-    study = session.study
+    study = shown_study(session)
     if session.status == Status.COMPLETED:
         completion = svc.completion_for(session)
         return render(
@@ -160,6 +163,7 @@ def session_page(request, token: str):
     session = trial.session if trial is not None else session_or_404(token)
     if session.status == Status.DECLINED:
         raise Http404("No such session.")
+    speak(session_language(session))
     if session.is_overdue():
         svc.session_expire(session=session)
     if session.status != Status.IN_PROGRESS:
@@ -169,11 +173,11 @@ def session_page(request, token: str):
             request,
             _("This study has closed"),
             _("No more answers can be taken. Thank you for your time."),
-            study=session.study,
+            study=shown_study(session),
         )
     if session.current_position == 0 and session.instructions_done_at is None:
         context = {
-            "study": session.study,
+            "study": shown_study(session),
             "session": session,
             "time_statement": study_time_statement(session.study),
         }
@@ -186,12 +190,12 @@ def session_page(request, token: str):
     context = _trial_context(
         session, trial, error=refused.get("error", ""), previous=refused.get("previous")
     )
-    context["preload"] = _image_url(following)
+    context["preload"] = _image_url(session, following)
     return render(request, "participate/trial.html", context)
 
 
-def _image_url(trial) -> str:
-    image = trial_display(trial).image if trial is not None else None
+def _image_url(session, trial) -> str:
+    image = trial_display(trial, session).image if trial is not None else None
     return image.url if image else ""
 
 
@@ -311,7 +315,7 @@ def withdraw(request, token: str):
         request,
         "participate/withdraw.html",
         {
-            "study": session.study,
+            "study": shown_study(session),
             "session": session,
             "back": reverse("participate:session", args=[token]),
         },

@@ -10,11 +10,13 @@ from functools import wraps
 
 from django.http import Http404
 from django.shortcuts import render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
 from studies.models import ParticipantSession, Study
+from studies.selectors.languages import language_choose, session_language, study_in_language
 from studies.selectors.study import (
     session_by_token,
 )
@@ -51,7 +53,9 @@ def participant_page(view):
             )
         else:
             try:
-                response = view(request, *args, **kwargs)
+                # The page speaks the participant's language (see speak()) until it is done.
+                with translation.override(translation.get_language()):
+                    response = view(request, *args, **kwargs)
             except Http404:
                 # A mistyped or tampered link: a calm page, not the researchers' 404.
                 response = message_page(
@@ -83,11 +87,38 @@ def study_or_404(slug: str) -> Study:
     return study
 
 
+def speak(language: str) -> None:
+    """Show the rest of this participant page in ``language``; participant_page restores
+    the language before it when the page is done."""
+    translation.activate(language)
+
+
 def session_or_404(token: str) -> ParticipantSession:
+    """The session, with the page speaking its language from here on."""
     session = session_by_token(token)
     if session is None or session.status == Status.DECLINED:
         raise Http404("No such session.")
+    speak(session_language(session))
     return session
+
+
+def shown_study(session: ParticipantSession) -> Study:
+    """The session's study with the researcher's texts in the session's language."""
+    return study_in_language(session.study, session_language(session))
+
+
+def entry_language(request, study: Study, source) -> str:
+    """Before a session exists: the link's ``lang``, else the browser's, else the primary."""
+    return language_choose(
+        study,
+        asked=source.get("lang", ""),
+        accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+    )
+
+
+def entry_params(study: Study, params: dict, language: str) -> dict:
+    """The link's parameters to carry to the next page, with the language chosen."""
+    return {**params, "lang": language} if len(study.languages) > 1 else params
 
 
 def cookie_name(study: Study) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import secrets
 
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from studies.models import ParticipantSession, Study
+from studies.selectors.languages import study_in_language
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
@@ -24,8 +26,12 @@ from studies.views.participant_base import (
     COOKIE_AGE,
     cookie_name,
     cookie_token,
+    entry_language,
+    entry_params,
     message_page,
     participant_page,
+    shown_study,
+    speak,
     study_or_404,
     study_time_statement,
 )
@@ -95,20 +101,33 @@ def _arrive(request, study: Study, params):
         return None, None, _already_started(request, study, exc)
 
 
+def _study_in_chosen_language(request, slug: str, source) -> tuple[Study, str]:
+    """The study with its texts in the language this visitor sees, and that language.
+
+    The copy is for reading only: writes take the study by its id.
+    """
+    study = study_or_404(slug)
+    language = entry_language(request, study, source)
+    speak(language)
+    return study_in_language(study, language), language
+
+
 @participant_page
 @require_GET
 def welcome(request, slug: str):
     """The study link. Viewing it never starts anything (link scanners open links too)."""
-    study = study_or_404(slug)
+    study, language = _study_in_chosen_language(request, slug, request.GET)
     _, existing, refusal = _arrive(request, study, request.GET)
     if refusal is not None:
         return refusal
     if existing is not None:
-        return render(request, "participate/welcome.html", {"study": study, "existing": existing})
+        speak(existing.language or language)
+        context = {"study": shown_study(existing), "existing": existing}
+        return render(request, "participate/welcome.html", context)
     reason = study_unavailable_reason(study)
     if reason is not None:
         return message_page(request, reason.heading, reason.message, study=study)
-    params = svc.link_params(study.platform, request.GET)
+    params = entry_params(study, svc.link_params(study.platform, request.GET), language)
     context = {"study": study, "params": params, "time_statement": study_time_statement(study)}
     return render(request, "participate/welcome.html", context)
 
@@ -116,8 +135,8 @@ def welcome(request, slug: str):
 @participant_page
 @require_http_methods(["GET", "POST"])
 def consent(request, slug: str):
-    study = study_or_404(slug)
     source = request.POST if request.method == "POST" else request.GET
+    study, language = _study_in_chosen_language(request, slug, source)
     identity, existing, refusal = _arrive(request, study, source)
     if refusal is not None:
         return refusal
@@ -127,7 +146,7 @@ def consent(request, slug: str):
         reason = study_unavailable_reason(study)
         if reason is not None:
             return message_page(request, reason.heading, reason.message, study=study)
-        params = svc.link_params(study.platform, source)
+        params = entry_params(study, svc.link_params(study.platform, source), language)
         error = _("Please choose whether you agree.") if request.method == "POST" else ""
         context = {
             "study": study,
@@ -138,13 +157,14 @@ def consent(request, slug: str):
         return render(request, "participate/consent.html", context)
     if request.POST["choice"] == "decline":
         svc.session_decline(study=study)
-        return redirect("participate:declined", slug=study.slug)
+        return redirect(reverse("participate:declined", args=[study.slug]) + f"?lang={language}")
     try:
         result = svc.session_start(
             study=study,
             identity=identity,
             proof=cookie_token(request, study),
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
+            language=language,
         )
     except svc.AlreadyStarted as exc:
         return _already_started(request, study, exc)
@@ -167,7 +187,7 @@ def consent(request, slug: str):
 @require_GET
 def device(request, slug: str):
     """Where device_check.js sends a phone that the study does not allow."""
-    study = study_or_404(slug)
+    study, _language = _study_in_chosen_language(request, slug, request.GET)
     if study.allows_phones:
         return redirect("participate:welcome", slug=study.slug)
     return _device_page(request, study, svc_devices.DEVICE_MESSAGE)
@@ -176,7 +196,7 @@ def device(request, slug: str):
 @participant_page
 @require_GET
 def declined(request, slug: str):
-    study = study_or_404(slug)
+    study, _language = _study_in_chosen_language(request, slug, request.GET)
     return message_page(
         request,
         _("Thank you"),

@@ -63,6 +63,8 @@ def _fix_url(study: Study, item: readiness.ReadinessItem) -> str:
         return reverse("studies:checks", args=[study.slug])
     if item.fix == readiness.PAIR:
         return reverse("studies:pair-detail", args=item.fix_args)
+    if item.fix == readiness.TRANSLATIONS:
+        return reverse("studies:languages", args=[study.slug]) + f"?lang={item.fix_args[0]}"
     return reverse("studies:edit", args=[study.slug]) + f"#id_{item.fix}"
 
 
@@ -342,7 +344,10 @@ def study_status(request, slug: str):
 def study_preview(request, slug: str):
     study = _study(request, slug)
     result = session_svc.session_start(
-        study=study, identity=session_svc.Identity(platform=study.platform), preview=True
+        study=study,
+        identity=session_svc.Identity(platform=study.platform),
+        preview=True,
+        language=request.POST.get("lang", ""),
     )
     return redirect("participate:session", token=result.session.token)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.forms.models import fields_for_model, model_to_dict
 
 from studies.models import AnswerType, AttentionCheck, Study
@@ -14,6 +15,8 @@ TEXTAREA = forms.Textarea(attrs={"rows": 6})
 
 
 LABELS = {
+    "language": "Primary language",
+    "other_languages": "Further languages",
     "consent_text": "Consent text",
     "keep_answers_on_withdrawal": "Keep answers on withdrawal",
     "instructions_text": "Instructions text",
@@ -44,6 +47,8 @@ GROUPS = [
         [
             "title",
             "description",
+            "language",
+            "other_languages",
             "consent_text",
             "keep_answers_on_withdrawal",
             "instructions_text",
@@ -91,6 +96,19 @@ class StudySettingsForm(forms.Form):
                 },
             )
         )
+        self.fields["language"] = forms.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            help_text="The texts on this page are in this language. The others are "
+            "translated on the Languages page.",
+        )
+        self.fields["other_languages"] = forms.MultipleChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+            help_text="Participants see one language: the study link's lang=de, else their "
+            "browser's, else the primary.",
+        )
         for name, label in LABELS.items():
             self.fields[name].label = label
         self.fields["completion_url"].help_text = (
@@ -112,6 +130,11 @@ class StudySettingsForm(forms.Form):
         for name in setup.STOPPING_FIELDS:
             if name not in self.data:
                 data.pop(name, None)
+        # A form posted without the languages (an older page, a script) keeps them; the
+        # page always sends the primary, and no further-language box ticked means none.
+        if not self.data.get("language"):
+            data.pop("language", None)
+            data.pop("other_languages", None)
         return data
 
     def clean_license(self):

@@ -106,6 +106,24 @@ def hmi_rows(data: dict) -> list[list]:
     return rows
 
 
+LANGUAGE_COLUMNS = ["language", "chart_id", "version", "hmi", "n", "ci_low", "ci_high"]
+
+
+def hmi_language_rows(data: dict) -> list[list]:
+    """The HMI split by language (``data["by_language"]``), one row per language x chart."""
+    split = data.get("by_language")
+    if not split:
+        return []
+    rows = []
+    for row in split["rows"]:
+        for language, cell in zip(split["languages"], row["cells"], strict=True):
+            rows.append(
+                [language["code"], row["chart_id"], row["version"], _number(cell["hmi"]),
+                 cell["n"], _number(cell["ci_low"]), _number(cell["ci_high"])]
+            )  # fmt: skip
+    return rows
+
+
 def hmi_dataset(study: Study) -> dict:
     """The HMI numbers with the chart texts, fresh from the database."""
     data = results_compute(study, fit_models=False)
@@ -174,6 +192,8 @@ def hmi_zip_write(study: Study, out) -> dict:
         [[f.name for f in METADATA_FIELDS], *_metadata_rows(data, images)]
     )
     contents["HMI.csv"] = _csv_bytes([HMI_COLUMNS, *hmi_rows(data)])
+    if data.get("by_language"):
+        contents["HMI_by_language.csv"] = _csv_bytes([LANGUAGE_COLUMNS, *hmi_language_rows(data)])
     for chart in data["charts"]:
         contents[f"MIND_questions/{chart['chart_id']}.txt"] = chart["mind_question"].encode()
     contents.update(replication_files(study))
@@ -232,6 +252,10 @@ def hmi_json(study: Study) -> dict:
             for c in data["charts"]
         ],
         "groups": data["groups"],
+        "languages": [study.language, *study.other_languages],
+        "by_language": [
+            dict(zip(LANGUAGE_COLUMNS, r, strict=True)) for r in hmi_language_rows(data)
+        ],
     }
 
 

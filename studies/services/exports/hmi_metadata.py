@@ -49,6 +49,15 @@ MANIPULATION_FIELDS = (
     Field("chart type", S, "The chart type."),
     Field("planted manipulation", S, "The manipulation planted in the chart; none if honest."),
 )
+LANGUAGE_FIELDS = (
+    Field("language", S, "The language participants took the study in (a code such as de)."),
+    Field("chart_id", S, "The chart."),
+    Field("version", INT, "1 = non-manipulated, 2 = manipulated."),
+    Field("hmi", N, "HMI among the included participants of this language.", unit="fraction 0-1"),
+    Field("n", INT, "Included participants of this language shown the chart.", unit="participants"),
+    Field("ci_low", N, "Lower end of the 95% Wilson score interval.", unit="fraction 0-1"),
+    Field("ci_high", N, "Upper end of the 95% Wilson score interval.", unit="fraction 0-1"),
+)
 TABLES = {
     "metadata.csv": ("hmi", METADATA_FIELDS, "The HMI table: one row per chart, with its image."),
     "HMI.csv": ("hmi_chartom", LEGACY_FIELDS, "The same HMI table with CHARTOM's column names."),
@@ -57,6 +66,12 @@ TABLES = {
         "manipulations",
         MANIPULATION_FIELDS,
         "The chart types and planted manipulations (CHARTOM layout).",
+    ),
+    # Only in the zip of a study taken in more than one language.
+    "HMI_by_language.csv": (
+        "hmi_by_language",
+        LANGUAGE_FIELDS,
+        "HMI per chart among the included participants of each language.",
     ),
 }
 
@@ -161,6 +176,7 @@ def hmi_description(
             rows=len(data["charts"]) if path in ("metadata.csv", "HMI.csv") else None,
         )
         for path, (name, fields, text) in TABLES.items()
+        if path in contents
     )
     dates = _dates(study)
     funnel = data["funnel"]
@@ -187,6 +203,10 @@ def hmi_description(
             "participants_took_part": funnel["took_part"],
             "participants_excluded": funnel["excluded"],
             "participants_included": funnel["included"],
+            **{
+                f"participants_included_{lang['code']}": lang["participants"]
+                for lang in (data.get("by_language") or {}).get("languages", [])
+            },
         },
         rai=_rai(study, data, len(data["charts"]) // 2, dates),
         task_categories=("image-classification", "visual-question-answering"),

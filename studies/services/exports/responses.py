@@ -15,12 +15,13 @@ from itertools import islice
 
 from core.csv_safety import csv_writer
 from studies.models import Study
+from studies.selectors.languages import session_languages
 from studies.selectors.results import chart_catalogue, response_rows
 from studies.services.exports.pseudonyms import pseudonym, study_salt
 from studies.services.results.exclusion import study_exclusion
 
 LONG_COLUMNS = [
-    "participant", "participant_number", "trial_kind", "position", "chart_id",
+    "participant", "participant_number", "language", "trial_kind", "position", "chart_id",
     "attention_check", "answer", "value", "correct", "shown_at", "answered_at",
     "server_ms", "client_ms", "interactions", "first_interaction_ms", "excluded",
     "exclusion_reason", "abs_error",
@@ -37,10 +38,12 @@ class Person:
     platform_id: str
     excluded: bool
     reason: str
+    language: str = ""
 
 
 def participants(study: Study, *, include_platform_ids: bool) -> dict[int, Person]:
     salt = study_salt(study)
+    languages = session_languages(study)
     people = {}
     for decision in study_exclusion(study).decisions:
         facts = decision.facts
@@ -50,12 +53,21 @@ def participants(study: Study, *, include_platform_ids: bool) -> dict[int, Perso
             platform_id=facts.external_id if include_platform_ids else "",
             excluded=not decision.included,
             reason=decision.reason_text,
+            language=languages.get(facts.id, study.language),
         )
     return people
 
 
 def long_columns(include_platform_ids: bool) -> list[str]:
     return LONG_COLUMNS[:2] + (["platform_id"] if include_platform_ids else []) + LONG_COLUMNS[2:]
+
+
+def _head(person: Person, include_platform_ids: bool) -> list:
+    """The participant's first cells, in the order of the columns' heads."""
+    row = [person.pseudonym, person.number]
+    if include_platform_ids:
+        row.append(person.platform_id)
+    return [*row, person.language]
 
 
 def _iso(value) -> str:
@@ -70,9 +82,7 @@ def long_rows(study: Study, *, include_platform_ids: bool = False) -> Iterator[l
         person = people.get(sid)
         if person is None:
             continue
-        row = [person.pseudonym, person.number]
-        if include_platform_ids:
-            row.append(person.platform_id)
+        row = _head(person, include_platform_ids)
         row += [
             kind, position, chart or "", check or "", raw,
             "" if value is None else json.dumps(value, ensure_ascii=False),
@@ -88,7 +98,7 @@ def wide_columns(chart_ids: list[str], include_platform_ids: bool) -> list[str]:
     head = ["participant", "participant_number"]
     if include_platform_ids:
         head.append("platform_id")
-    head += ["excluded", "exclusion_reason", "attention_failures_answered"]
+    head += ["language", "excluded", "exclusion_reason", "attention_failures_answered"]
     for chart in chart_ids:
         head += [
             f"{chart}_answer", f"{chart}_correct", f"{chart}_position", f"{chart}_ms",
@@ -147,10 +157,7 @@ def wide_rows(
 
 
 def _wide_row(person: Person, cells: list, failed: int, include_platform_ids: bool) -> list:
-    head = [person.pseudonym, person.number]
-    if include_platform_ids:
-        head.append(person.platform_id)
-    return head + [person.excluded, person.reason, failed] + cells
+    return _head(person, include_platform_ids) + [person.excluded, person.reason, failed] + cells
 
 
 def csv_chunks(columns: list[str], rows: Iterator[list], *, rows_per_chunk: int = 2000):

@@ -18,6 +18,7 @@ from analysis.json_safe import json_safe
 from analysis.log_odds import log_odds_by_group
 from studies.models import Study, StudyResults
 from studies.selectors import results as sel
+from studies.selectors.languages import language_name, sessions_by_language
 from studies.services.results.exclusion import study_exclusion
 
 if TYPE_CHECKING:
@@ -49,6 +50,29 @@ def chart_hmi_frame(catalogue: pd.DataFrame, counts: dict[int, tuple]) -> pd.Dat
     )
     hmi = hmi_from_counts(frame, chart_ids=list(catalogue["chart_id"]))
     return catalogue.merge(hmi, on="chart_id", how="left")
+
+
+def hmi_by_language(study: Study, catalogue: pd.DataFrame, included_ids) -> dict | None:
+    """Each chart's HMI among the included participants of each language, for a study
+    that speaks more than one (None otherwise): the same rule as the whole table."""
+    groups = sessions_by_language(study, included_ids)
+    if len(study.languages) < 2 and len(groups) < 2:
+        return None
+    columns = ["chart_id", "version", "hmi", "ci_low", "ci_high", "n"]
+    # chart_hmi_frame keeps the catalogue's order, so the i-th record is the same chart.
+    tables = [
+        _records(chart_hmi_frame(catalogue, sel.chart_error_counts(study, ids))[columns])
+        for ids in groups.values()
+    ]
+    languages = [
+        {"code": code, "name": language_name(code), "participants": len(ids)}
+        for code, ids in groups.items()
+    ]
+    rows = [
+        {"chart_id": cells[0]["chart_id"], "version": cells[0]["version"], "cells": list(cells)}
+        for cells in zip(*tables, strict=True)
+    ]
+    return {"languages": languages, "rows": rows}
 
 
 def _decision_rows(exclusion) -> list[dict]:
@@ -130,6 +154,7 @@ def results_compute(
     for row in charts:
         row["answers"] = answers.get(row["pk"], [])
     data["charts"] = charts
+    data["by_language"] = hmi_by_language(study, catalogue, ids)
     table = group_table(
         hmi,
         catalogue.drop(columns=["manipulation"]).rename(

@@ -7,12 +7,14 @@ import logging
 from dataclasses import dataclass, replace
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from studies import answer_types, answers
 from studies.answer_types import get_type
+from studies.answers import quantities
 from studies.models import ParticipantSession, Response, Study, Trial
+from studies.selectors.languages import session_language
 from studies.selectors.study import (
     participant_sessions,
     participant_trials_with_session,
@@ -58,27 +60,37 @@ def _raw_text(answer) -> str:
     return json.dumps(answer, ensure_ascii=False)
 
 
-def read_answer(trial: Trial, answer) -> tuple[object, bool | None]:
-    """(the value stored, correct) for an answer, or :class:`AnswerInvalid` with a friendly message."""
+def read_answer(trial: Trial, answer, language: str = "en") -> tuple[object, bool | None]:
+    """(the value stored, correct) for an answer, or :class:`AnswerInvalid` with a friendly message.
+
+    ``language`` is the session's: numbers are read the way it writes them ("3,5" in German).
+    """
+    # Its messages too: the participant reads them in the session's language.
+    with translation.override(language):
+        return _read_answer(trial, answer, language)
+
+
+def _read_answer(trial: Trial, answer, language: str) -> tuple[object, bool | None]:
     answer_type, options, key, tolerance = trial_spec(trial)
     kind = get_type(answer_type)
     if answer is None or (isinstance(answer, str) and not answer.strip()):
         raise AnswerInvalid(str(kind.empty_message))
     if len(_raw_text(answer)) > MAX_ANSWER_CHARS:
         raise AnswerInvalid(_("That answer is too long. Please give a short answer."))
-    try:
-        value = kind.normalize_answer(answer, options=options)
-        kind.validate_answer(value, options)
-    except answers.AnswerFormatError as exc:
-        raise AnswerInvalid(exc.message) from None
-    try:
-        correct = answer_types.check_answer(
-            answer_type, answer, key, options=options, tolerance=tolerance
-        )
-    except answers.KeyFormatError:
-        # The researcher's key is broken; the participant's answer is still kept.
-        logger.warning("Unreadable answer key for trial %s", trial.pk)
-        correct = None
+    with quantities.numbers_written_in(language):
+        try:
+            value = kind.normalize_answer(answer, options=options)
+            kind.validate_answer(value, options)
+        except answers.AnswerFormatError as exc:
+            raise AnswerInvalid(exc.message) from None
+        try:
+            correct = answer_types.check_answer(
+                answer_type, answer, key, options=options, tolerance=tolerance
+            )
+        except answers.KeyFormatError:
+            # The researcher's key is broken; the participant's answer is still kept.
+            logger.warning("Unreadable answer key for trial %s", trial.pk)
+            correct = None
     return value, correct
 
 
@@ -272,7 +284,7 @@ def _record_locked(
 
     check_given(trial_spec(trial)[0], given.interactions, required=given.required)
     answer = _resolve(answer, trial)
-    value, correct = read_answer(trial, answer)
+    value, correct = read_answer(trial, answer, session_language(session))
     response = Response(
         trial=trial,
         session=session,

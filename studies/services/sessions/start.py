@@ -131,6 +131,7 @@ def session_start(
     preview: bool = False,
     proof: str = "",
     user_agent: str = "",
+    language: str = "",
     now=None,
 ) -> StartResult:
     """Start a consented session, or return the one this platform id already has.
@@ -143,6 +144,9 @@ def session_start(
     The study row is locked while the participant number is drawn, so concurrent
     starts get consecutive numbers (which the balanced order relies on) and a
     full study cannot be over-filled by a burst of arrivals.
+
+    ``language`` is one of the study's languages (see
+    :func:`studies.selectors.languages.language_choose`); any other reads the primary.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -176,6 +180,7 @@ def session_start(
             consented_at=now,
             deadline=now + timedelta(minutes=study.time_limit_minutes),
             user_agent=user_agent[:300],
+            language=language if language in study.languages else study.language,
         )
         trials, order = _build_trials(study=study, session=session, number=number)
         session.order = order

@@ -1,6 +1,7 @@
 """Setting up a study: settings, pairs, video, attention checks and status."""
 
 from studies.services.study.attention import attention_check_create, attention_check_delete
+from studies.services.study.languages import study_translation_set
 from studies.services.study.setup import (
     DESIGN_FIELDS,
     SETTINGS_FIELDS,
@@ -33,6 +34,7 @@ __all__ = [
     "study_pairs_set",
     "study_status_change",
     "study_test_sessions_clear",
+    "study_translation_set",
     "study_update",
     "study_video_clear",
     "study_video_set",

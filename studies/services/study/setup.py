@@ -14,6 +14,7 @@ from core.models import User
 from core.services.audit import audit_record
 from studies.models import ChartSet, Question, Study, StudyPair
 from studies.selectors.study import study_design_locked
+from studies.services.study.languages import languages_clean
 from studies.services.study.stopping import study_stop_clear
 
 STOPPING_FIELDS = (
@@ -25,6 +26,8 @@ STOPPING_FIELDS = (
 SETTINGS_FIELDS = (
     "title",
     "description",
+    "language",
+    "other_languages",
     "consent_text",
     "keep_answers_on_withdrawal",
     "instructions_text",
@@ -88,6 +91,12 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     if "title" in changed and not str(changed["title"]).strip():
         raise ValidationError({"title": "Give the study a title."})
     _check_completion_url(changed.get("completion_url", ""))
+    if {"language", "other_languages"} & set(changed):
+        language, others = languages_clean(
+            changed.get("language", study.language),
+            changed.get("other_languages", study.other_languages),
+        )
+        changed.update(language=language, other_languages=others)
     for name, value in changed.items():
         setattr(study, name, value)
     study.full_clean(exclude=["slug", "owner", "chart_set", "instructions_video"])

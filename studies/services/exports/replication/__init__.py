@@ -15,6 +15,7 @@ from analysis.log_odds import MIXED_ESTIMATOR, log_odds_by_group, model_trials
 from core.csv_safety import csv_writer
 from studies.models import Study
 from studies.selectors import results as sel
+from studies.selectors.languages import session_languages
 from studies.services.exports.pseudonyms import pseudonym, study_salt
 from studies.services.results.exclusion import study_exclusion
 
@@ -38,6 +39,7 @@ def replication_trials(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
     trials = sel.chart_trials_frame(study, exclusion.included_ids)
     salt = study_salt(study)
     external = {d.facts.id: d.facts.external_id for d in exclusion.took_part}
+    languages = session_languages(study)
     code = dict(zip(catalogue["pk"], catalogue["chart_id"], strict=True))
     frame = pd.DataFrame(
         {
@@ -53,7 +55,14 @@ def replication_trials(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
     with_meta = attach_chart_meta(
         frame, meta.rename(columns={"group_manipulation": "manipulation"})
     )
-    return model_trials(with_meta), with_meta
+    rows = model_trials(with_meta)
+    # Which language each participant took the study in, so a replication can split by it.
+    language = {
+        pseudonym(salt, sid, external.get(sid, "")): languages.get(sid, study.language)
+        for sid in map(int, trials["participant"].unique())
+    }
+    rows["language"] = rows["participant"].map(language)
+    return rows, with_meta
 
 
 def _csv(header: list[str], rows) -> bytes:
