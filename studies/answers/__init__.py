@@ -28,6 +28,19 @@ DEFAULT_TOLERANCE = 0.10
 # Shown to participants: translated when raised, in the language of the request.
 NUMBER_HELP = _("Please enter a number, like 42 or 3.5.")
 SINGLE_NUMBER_HELP = _("Please enter just one number, like 42 or 3.5 (we found {found}).")
+# Only in languages whose decimal mark is a comma ("1,500" in German: 1.5 or 1500?).
+AMBIGUOUS_NUMBER_HELP = _(
+    "“{found}” could be read two ways. Please write {thousands} if you mean "
+    "{thousands}, or {decimal} if you mean a number with decimals."
+)
+MIXED_NUMBER_HELP_COMMA = _(
+    "Please write the number with a comma before the decimals, like {example}, "
+    "or without thousands separators."
+)
+MIXED_NUMBER_HELP_POINT = _(
+    "Please write the number with a point before the decimals, like {example}, "
+    "or without thousands separators."
+)
 CHOICE_HELP = _("Please choose one of the options.")
 RANKING_HELP = _("Please list the items in order, separated by commas or >, e.g. A, B, C.")
 

@@ -16,7 +16,10 @@ from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any
 
 from studies.answers import (
+    AMBIGUOUS_NUMBER_HELP,
     DEFAULT_TOLERANCE,
+    MIXED_NUMBER_HELP_COMMA,
+    MIXED_NUMBER_HELP_POINT,
     NUMBER_HELP,
     SINGLE_NUMBER_HELP,
     AnswerFormatError,
@@ -174,14 +177,6 @@ _MIXED = {
     )
     for language, (d, g) in NUMBER_MARKS.items()
 }
-AMBIGUOUS_NUMBER_HELP = (
-    "“{found}” could be read two ways. Please write {thousands} if you mean "
-    "{thousands}, or {decimal} if you mean a number with decimals."
-)
-MIXED_NUMBER_HELP = (
-    "Please write the number with {decimal} before the decimals, like {example}, "
-    "or without thousands separators."
-)
 
 _UNITS = {
     w: i
@@ -308,8 +303,7 @@ def parse_quantity(text, language: str | None = None) -> Quantity:
         if language != "en" and _MIXED[language].search(cleaned):
             decimal = NUMBER_MARKS[language][0]
             raise AnswerFormatError(
-                MIXED_NUMBER_HELP.format(
-                    decimal=f"a {'comma' if decimal == ',' else 'point'}",
+                (MIXED_NUMBER_HELP_COMMA if decimal == "," else MIXED_NUMBER_HELP_POINT).format(
                     example=f"1{NUMBER_MARKS[language][1]}234{decimal}5",
                 )
             )

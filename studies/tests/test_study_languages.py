@@ -154,7 +154,7 @@ def test_a_german_session_is_asked_about_an_ambiguous_number(client, researcher)
         {"position": trial.position, "key": "x", "number": "1,200"},
     )
     page = client.get(reverse("participate:session", args=[session.token])).content.decode()
-    assert "could be read two ways" in page
+    assert "lässt sich auf zwei Arten lesen" in page  # the German wording of the question
     assert not Response.objects.filter(trial=trial).exists()
 
 
