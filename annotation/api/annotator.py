@@ -25,6 +25,7 @@ from annotation.api.annotator_serializers import (
     WorkAssignmentSerializer,
 )
 from annotation.api.language import ProjectLanguageMixin
+from annotation.api.work_bodies import submitted_next_body, work_assignment_body
 from annotation.models import Project
 from annotation.selectors import annotator_assignment, annotator_progress, work_categories
 from annotation.services import (
@@ -79,8 +80,8 @@ class NextItemView(ProjectLanguageMixin, APIView):
         assignment = assignment_next(project=project, annotator=request.user)
         if assignment is None:
             return _timed(Response(status=status.HTTP_204_NO_CONTENT), started)
-        context = {"request": request, "categories": work_categories(project)}
-        return _timed(Response(WorkAssignmentSerializer(assignment, context=context).data), started)
+        body = work_assignment_body(assignment, work_categories(project), request)
+        return _timed(Response(body), started)
 
 
 class AssignmentView(APIView):
@@ -148,7 +149,7 @@ class SubmitView(ProjectLanguageMixin, APIView):
             return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
         started = time.perf_counter()
         submitted = assignment_submit_next(**arguments)
-        body = SubmittedNextSerializer(submitted, context={"request": request}).data
+        body = submitted_next_body(submitted, request)
         code = status.HTTP_200_OK if submitted.replayed else status.HTTP_201_CREATED
         return _timed(Response(body, status=code), started)
 
