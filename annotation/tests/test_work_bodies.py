@@ -5,6 +5,7 @@ from django.test import RequestFactory
 
 from annotation.api.annotator_serializers import SubmittedNextSerializer, WorkAssignmentSerializer
 from annotation.api.work_bodies import submitted_next_body, work_assignment_body
+from annotation.models import Category
 from annotation.selectors import work_categories
 from annotation.services import assignment_next, assignment_submit_next
 from annotation.services.queue import QueueError
@@ -49,3 +50,17 @@ def test_a_refusal_body_matches_the_serializer(project, make_items, members):
     for submitted in (done, busy):
         expected = SubmittedNextSerializer(submitted, context={"request": None}).data
         assert submitted_next_body(submitted, None) == expected
+
+
+def test_work_categories_read_in_sql_equal_the_querysets(project):
+    first = Category.objects.filter(project=project).order_by("position", "pk").first()
+    first.position = 99  # reordered: the list follows position, then pk
+    first.translations = {"de": {"name": "Wert"}}
+    first.save()
+    expected = list(Category.objects.filter(project=project).order_by("position", "pk"))
+    got = work_categories(project)
+    fields = ("pk", "project_id", "key", "name", "definition", "example", "shortcut", "position")
+    assert [[getattr(c, f) for f in fields] for c in got] == [
+        [getattr(c, f) for f in fields] for c in expected
+    ]
+    assert got[-1].pk == first.pk and got[-1].translations == {"de": {"name": "Wert"}}
