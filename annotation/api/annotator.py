@@ -6,6 +6,7 @@ services, which only ever hand out the caller's own assignments.
 
 import time
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -76,7 +77,9 @@ class NextItemView(ProjectLanguageMixin, APIView):
     def post(self, request, slug):
         # The queue itself refuses non-members (404), so no separate membership query here.
         started = time.perf_counter()
-        project = get_object_or_404(Project, slug=slug)
+        project = self.project  # read by ProjectLanguageMixin
+        if project is None:
+            raise Http404("No such project.")
         assignment = assignment_next(project=project, annotator=request.user)
         if assignment is None:
             return _timed(Response(status=status.HTTP_204_NO_CONTENT), started)
