@@ -6,6 +6,7 @@ services, which only ever hand out the caller's own assignments.
 
 import time
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -25,6 +26,7 @@ from annotation.api.annotator_serializers import (
     WorkAssignmentSerializer,
 )
 from annotation.api.language import ProjectLanguageMixin
+from annotation.api.work_bodies import submitted_next_body, work_assignment_body
 from annotation.models import Project
 from annotation.selectors import annotator_assignment, annotator_progress, work_categories
 from annotation.services import (
@@ -75,12 +77,14 @@ class NextItemView(ProjectLanguageMixin, APIView):
     def post(self, request, slug):
         # The queue itself refuses non-members (404), so no separate membership query here.
         started = time.perf_counter()
-        project = get_object_or_404(Project, slug=slug)
+        project = self.project  # read by ProjectLanguageMixin
+        if project is None:
+            raise Http404("No such project.")
         assignment = assignment_next(project=project, annotator=request.user)
         if assignment is None:
             return _timed(Response(status=status.HTTP_204_NO_CONTENT), started)
-        context = {"request": request, "categories": work_categories(project)}
-        return _timed(Response(WorkAssignmentSerializer(assignment, context=context).data), started)
+        body = work_assignment_body(assignment, work_categories(project), request)
+        return _timed(Response(body), started)
 
 
 class AssignmentView(APIView):
@@ -148,7 +152,7 @@ class SubmitView(ProjectLanguageMixin, APIView):
             return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
         started = time.perf_counter()
         submitted = assignment_submit_next(**arguments)
-        body = SubmittedNextSerializer(submitted, context={"request": request}).data
+        body = submitted_next_body(submitted, request)
         code = status.HTTP_200_OK if submitted.replayed else status.HTTP_201_CREATED
         return _timed(Response(body, status=code), started)
 
