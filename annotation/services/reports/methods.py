@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # Sentence indexes fit in 20 bits (a caption of a million sentences is no caption).
-_SENTENCE_BITS = 20
+SENTENCE_BITS = 20
 FRAME_COLUMNS = ["item", "sentence", "category", "value", "p_positive"]
 ESTIMATE_COLUMNS = ["rater", "category", "sensitivity", "specificity"]
 
@@ -49,7 +49,7 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
         return MethodResult(
             method, pd.DataFrame(columns=FRAME_COLUMNS), pd.DataFrame(columns=ESTIMATE_COLUMNS)
         )
-    sentence_code = (decisions.item.astype(np.int64) << _SENTENCE_BITS) | decisions.sentence
+    sentence_code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
     tasks, codes, values, p_positive, estimates = [], [], [], [], []
     for j, key in enumerate(decisions.categories):
         result = aggregate_binary(
@@ -72,12 +72,12 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
     # One frame from arrays sorted by item, sentence and category position: a frame per
     # category, concatenated and sorted through its key strings, cost several times more.
     tasks, codes = np.concatenate(tasks), np.concatenate(codes)
-    order = np.lexsort((codes, tasks & ((1 << _SENTENCE_BITS) - 1), tasks >> _SENTENCE_BITS))
+    order = np.lexsort((codes, tasks & ((1 << SENTENCE_BITS) - 1), tasks >> SENTENCE_BITS))
     tasks = tasks[order]
     frame = pd.DataFrame(
         {
-            "item": tasks >> _SENTENCE_BITS,
-            "sentence": tasks & ((1 << _SENTENCE_BITS) - 1),
+            "item": tasks >> SENTENCE_BITS,
+            "sentence": tasks & ((1 << SENTENCE_BITS) - 1),
             "category": np.array(decisions.categories, dtype=object)[codes[order]],
             "value": np.concatenate(values)[order],
             "p_positive": np.concatenate(p_positive)[order],
