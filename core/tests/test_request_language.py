@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from core.errors import ServiceError
 from core.languages import request_language, speaking
 from core.middleware import ServiceErrorMiddleware
+from core.security import Throttled
 
 
 class Refused(ServiceError):
@@ -63,3 +64,17 @@ def test_speaking_a_language_given_by_the_view():
     with pytest.raises(Refused), speaking(request, "es"):
         raise Refused("No.")
     assert request_language(request) == "es"
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "three"),
+    [
+        ("en", "1 minute", "3 minutes"),
+        ("de", "1 Minute", "3 Minuten"),
+        ("es", "1 minuto", "3 minutos"),
+    ],
+)
+def test_the_sign_up_wait_is_told_in_the_page_language(language, one, three):
+    with translation.override(language):
+        assert Throttled(retry_after=30).wait == one
+        assert Throttled(retry_after=150).wait == three
