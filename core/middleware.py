@@ -7,9 +7,11 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from core.api.errors import error_body
 from core.errors import ServiceError
+from core.languages import request_language
 
 API_PREFIX = "/api/"
 # How long clients should wait before asking again while the database is away: long
@@ -113,9 +115,11 @@ class ServiceErrorMiddleware:
             return None
         if is_api_request(request):
             return JsonResponse(exception.body(), status=exception.status)
-        return render(
-            request, "refused.html", {"reason": exception.message}, status=exception.status
-        )
+        # The message was written in the view's language; the page around it matches.
+        with translation.override(request_language(request)):
+            return render(
+                request, "refused.html", {"reason": exception.message}, status=exception.status
+            )
 
 
 # Style sources some responses need beyond the site's policy (config/settings.py). Scripts

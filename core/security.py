@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DatabaseError
+from django.utils.translation import ngettext
 
 logger = logging.getLogger(__name__)
 
@@ -48,8 +49,9 @@ class Throttled:
 
     @property
     def wait(self) -> str:
+        """How long to wait, in words of the active language ("3 Minuten")."""
         minutes = max(1, math.ceil(self.retry_after / 60))
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+        return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
 
 
 def rate_limit_hit(*, scope: str, key: str, limit: int, window_seconds: int) -> Throttled | None:

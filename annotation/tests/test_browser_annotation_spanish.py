@@ -76,3 +76,30 @@ def test_an_annotator_labels_a_spanish_project_with_the_keyboard(
     expect(page.locator("#progress")).to_contain_text("más disponibles")
     assert page.locator('.toggle[aria-pressed="true"]').count() == 0
     expect(page.locator(".toggle[data-key=value_error]").first).to_contain_text("Valor")
+
+
+# The arrow keys move between a sentence's toggles the way they point, also right to left.
+FOCUSED = (
+    "Array.from(document.activeElement.parentElement.children).indexOf(document.activeElement)"
+)
+
+
+@pytest.mark.parametrize(
+    ("direction", "forward", "back"),
+    [("ltr", "ArrowRight", "ArrowLeft"), ("rtl", "ArrowLeft", "ArrowRight")],
+)
+def test_arrow_keys_follow_the_page_direction(
+    page, live_server, spanish_demo, password, direction, forward, back
+):
+    project, annotator = spanish_demo
+    sign_in(page, live_server, annotator, password)
+    page.goto(f"{live_server.url}/annotation/p/{project.slug}/work/")
+    # No right-to-left catalogue ships; the page's direction is what the script reads.
+    page.evaluate(f"document.documentElement.dir = '{direction}'")
+    first = page.locator(".sentence").nth(0).locator(".toggle").nth(0)
+    first.focus()
+    expect(first).to_be_focused()
+    page.keyboard.press(forward)
+    assert page.evaluate(FOCUSED) == 1
+    page.keyboard.press(back)
+    assert page.evaluate(FOCUSED) == 0

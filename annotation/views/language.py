@@ -2,17 +2,17 @@
 
 from functools import wraps
 
-from django.utils import translation
-
 from annotation.languages import PROJECT_TEXTS, project_language, show_in
 from annotation.models import Project
+from core.languages import speaking
 
 
 def in_project_language(view):
     """Run a view whose URL names a project (``slug``) in that project's language.
 
     The page is rendered inside the view, so its templates, its messages and the
-    refusals it shows all come out in the project's language.
+    refusals it shows (also those ServiceErrorMiddleware renders) come out in the
+    project's language.
     """
 
     @wraps(view)
@@ -20,7 +20,7 @@ def in_project_language(view):
         language = project_language(slug=kwargs.get("slug"))
         if not language:
             return view(request, *args, **kwargs)
-        with translation.override(language):
+        with speaking(request, language):
             return view(request, *args, **kwargs)
 
     return wrapped

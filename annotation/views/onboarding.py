@@ -1,7 +1,6 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
-from django.utils import translation
 from django.utils.translation import gettext as _
 
 from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
@@ -16,6 +15,7 @@ from annotation.services import (
 )
 from annotation.views.language import shown
 from core.decorators import annotator_required, researcher_required
+from core.languages import speaking
 from core.security import sign_up_throttled
 
 
@@ -34,7 +34,7 @@ def join(request, code: str):
         return render(
             request, "annotation/invite_invalid.html", {"reason": exc.message}, status=404
         )
-    with translation.override(project.language):
+    with speaking(request, project.language):
         return _join(request, shown(project))
 
 

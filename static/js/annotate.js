@@ -343,7 +343,9 @@
     } else if ((key === "ArrowRight" || key === "ArrowLeft") && target.classList.contains("toggle")) {
       event.preventDefault();
       const buttons = Array.from(target.parentElement.children);
-      const next = buttons.indexOf(target) + (key === "ArrowRight" ? 1 : -1);
+      // The next toggle is the one the arrow points at: on the left in a right-to-left page.
+      const rtl = getComputedStyle(target).direction === "rtl";
+      const next = buttons.indexOf(target) + ((key === "ArrowRight") !== rtl ? 1 : -1);
       buttons[(next + buttons.length) % buttons.length].focus();
     } else if (key === "?") {
       event.preventDefault();

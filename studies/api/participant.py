@@ -9,6 +9,7 @@ the HTML pages apply (they call the same services).
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils import translation
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser
@@ -16,6 +17,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.languages import speaking
 from studies.api.participant_serializers import (
     CompletionSerializer,
     DeclinedSerializer,
@@ -28,7 +30,7 @@ from studies.api.participant_serializers import (
     TrialSerializer,
 )
 from studies.models import ParticipantSession, Platform, Study
-from studies.selectors.languages import language_choose, study_in_language
+from studies.selectors.languages import language_choose, study_in_language, token_language
 from studies.selectors.study import (
     session_by_token,
     study_unavailable_reason,
@@ -102,6 +104,12 @@ class ParticipantAPIView(APIView):
     permission_classes = [AllowAny]
     parser_classes = [JSONParser]
 
+    def dispatch(self, request, *args, **kwargs):
+        # The session's language for everything the API says, refusals included (as
+        # the HTML pages); before a session exists, the view chooses (speaking()).
+        with speaking(request, token_language(kwargs.get("token", ""))):
+            return super().dispatch(request, *args, **kwargs)
+
     def initial(self, request, *args, **kwargs):
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
@@ -145,6 +153,7 @@ class StudyPublicView(ParticipantAPIView):
             asked=request.query_params.get("lang", ""),
             accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
         )
+        translation.activate(language)  # dispatch's speaking() restores it
         study = study_in_language(real, language)
         reason = study_unavailable_reason(study)
         video = study.instructions_video
@@ -210,6 +219,13 @@ class SessionStartView(ParticipantAPIView):
                 {"consent": ["Consent is needed to start; use the decline endpoint to decline."]}
             )
         params = serializer.validated_data["params"]
+        language = language_choose(
+            study,
+            asked=params.get("lang", ""),
+            accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
+        )
+        # Refusals to start (link problem, full, device) in the language chosen.
+        translation.activate(language)  # dispatch's speaking() restores it
         identity = svc.identity_from_params(study.platform, params)
         device_check(study=study, meta=request.META)
         result = svc.session_start(
@@ -217,11 +233,7 @@ class SessionStartView(ParticipantAPIView):
             identity=identity,
             proof=serializer.validated_data["token"],
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
-            language=language_choose(
-                study,
-                asked=params.get("lang", ""),
-                accept_language=request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
-            ),
+            language=language,
         )
         return Response(
             SessionStateSerializer(result.session).data,

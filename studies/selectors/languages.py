@@ -76,6 +76,19 @@ def session_language(session) -> str:
     return session.language or session.study.language
 
 
+def token_language(token: str) -> str | None:
+    """The language of the session with this token (one small query), or None when no
+    session has it: for a request to speak before its view reads the session."""
+    if not token or len(token) > 64:
+        return None
+    row = (
+        ParticipantSession.objects.filter(token=token)
+        .values_list("language", "study__language")
+        .first()
+    )
+    return (row[0] or row[1]) if row else None
+
+
 def _translation(study: Study, language: str) -> dict:
     if language == study.language:
         return {}

@@ -46,7 +46,7 @@ def test_the_trial_page_reads_right_to_left_in_a_rtl_language(trial_response):
 
 
 def test_the_trial_page_reads_left_to_right_in_english(trial_response):
-    assert '<html lang="en-us" dir="ltr">' in trial_response.content.decode()
+    assert '<html lang="en" dir="ltr">' in trial_response.content.decode()
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
-from studies.selectors.languages import session_language
+from studies.selectors.languages import session_language, token_language
 from studies.selectors.study import trial_current_by_token, trial_display
 from studies.selectors.timing import session_time_left
 from studies.services import sessions as svc
@@ -252,7 +252,11 @@ def answer(request, token: str):
     """Store the answer; a refused one goes back to the trial page with its message (PRG).
 
     The service reads the session and the trial itself, inside the answer's transaction.
+    Everything here speaks the session's language, the form's own messages included.
     """
+    language = token_language(token)
+    if language:
+        speak(language)
     session_url = reverse("participate:session", args=[token])
     try:
         position = int(request.POST.get("position", ""))

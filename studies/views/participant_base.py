@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
+from core.languages import speaking
 from studies.models import ParticipantSession, Study
 from studies.selectors.languages import language_choose, session_language, study_in_language
 from studies.selectors.study import (
@@ -53,8 +54,9 @@ def participant_page(view):
             )
         else:
             try:
-                # The page speaks the participant's language (see speak()) until it is done.
-                with translation.override(translation.get_language()):
+                # The page speaks the participant's language (see speak()) until it is
+                # done, and so does the refusal page if the view raises one.
+                with speaking(request):
                     response = view(request, *args, **kwargs)
             except Http404:
                 # A mistyped or tampered link: a calm page, not the researchers' 404.
