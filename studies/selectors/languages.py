@@ -16,6 +16,7 @@ the primary texts for rankings), so every language scores and exports alike.
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -76,17 +77,41 @@ def session_language(session) -> str:
     return session.language or session.study.language
 
 
+# A session's language is set when it starts and never changes, so each process keeps
+# what it has read (or started) and an answer's request needs no query to speak it.
+# Bounded: the oldest tokens go first, and a forgotten one is simply read again.
+_TOKEN_LANGUAGES: OrderedDict[str, str] = OrderedDict()
+_TOKEN_LANGUAGES_MAX = 50_000
+
+
+def token_language_remember(token: str, language: str) -> None:
+    """Keep ``language`` as the session's with this token (called where sessions start)."""
+    if not token or not language:
+        return
+    _TOKEN_LANGUAGES[token] = language
+    if len(_TOKEN_LANGUAGES) > _TOKEN_LANGUAGES_MAX:
+        _TOKEN_LANGUAGES.popitem(last=False)
+
+
 def token_language(token: str) -> str | None:
-    """The language of the session with this token (one small query), or None when no
-    session has it: for a request to speak before its view reads the session."""
+    """The language of the session with this token, or None when no session has it: for a
+    request to speak before its view reads the session. One small query the first time a
+    process meets the token, none after."""
     if not token or len(token) > 64:
         return None
+    known = _TOKEN_LANGUAGES.get(token)
+    if known is not None:
+        return known
     row = (
         ParticipantSession.objects.filter(token=token)
         .values_list("language", "study__language")
         .first()
     )
-    return (row[0] or row[1]) if row else None
+    if row is None:
+        return None
+    if row[0]:
+        token_language_remember(token, row[0])
+    return row[0] or row[1]
 
 
 def _translation(study: Study, language: str) -> dict:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from rest_framework.test import APIClient
 
 from studies.models import AnswerType, ParticipantSession
+from studies.selectors.languages import token_language_remember
 from studies.selectors.study import trial_current
 from studies.tests.test_participant_api import API, submit
 from studies.tests.test_participant_api import start as api_start
@@ -19,6 +20,13 @@ from studies.tests.test_study_languages import german_study
 pytestmark = pytest.mark.django_db
 
 NOT_CURRENT = "That is not the chart you are on. Please continue with the one shown now."
+
+
+def speak(token: str, language: str) -> None:
+    """Give a started session another language. Sessions get theirs when they start and
+    keep it, which is why each process remembers it: the memory is set along."""
+    ParticipantSession.objects.filter(token=token).update(language=language)
+    token_language_remember(token, language)
 
 
 def in_language(language: str, text: str) -> str:
@@ -33,7 +41,7 @@ def test_the_json_api_refuses_in_the_session_language(researcher, language):
     study = german_study(researcher)
     client = APIClient()
     token = api_start(client, study).json()["token"]
-    ParticipantSession.objects.filter(token=token).update(language=language)
+    speak(token, language)
     response = submit(client, token, 5, "1")
     assert response.status_code == 409
     assert response.json()["detail"] == in_language(language, NOT_CURRENT)
@@ -60,7 +68,7 @@ def test_the_json_api_starts_in_the_language_of_the_link(researcher):
 def test_a_ranking_still_to_place_is_refused_in_the_session_language(client, researcher):
     study = german_study(researcher, checks=())
     session = start(client, study)
-    ParticipantSession.objects.filter(pk=session.pk).update(language="de")
+    speak(session.token, "de")
     client.post(reverse("participate:begin", args=[session.token]))
     while (trial := trial_current(session)).question.answer_type != AnswerType.RANKING:
         client.post(reverse("participate:answer", args=[session.token]), form_for(trial))

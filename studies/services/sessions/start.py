@@ -21,6 +21,7 @@ from studies.models import (
     Trial,
 )
 from studies.ordering import CHECK, CheckSlot, OrderError, build_order, derive_seed
+from studies.selectors.languages import token_language_remember
 from studies.selectors.study import study_unavailable_reason
 from studies.services.sessions.errors import AlreadyStarted, StudyFull, StudyUnavailable
 from studies.services.sessions.platform import Identity, wording
@@ -197,6 +198,7 @@ def session_start(
                 raise
             return _resume(existing, proof)
         Trial.objects.bulk_create(trials, batch_size=500)
+    token_language_remember(session.token, session.language)
     return StartResult(session, resumed=False)
 
 
