@@ -2,11 +2,13 @@ import mimetypes
 import sys
 
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -14,6 +16,7 @@ from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
+from core.languages import reader_language, speaking
 from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
@@ -26,6 +29,20 @@ def home(request):
     if request.user.is_researcher:
         return redirect("researcher-home")
     return redirect("annotation:home")
+
+
+_sign_in = auth_views.LoginView.as_view(redirect_authenticated_user=True)
+
+
+def login(request):
+    """The sign-in page, in the browser's language: annotators reach it before any project
+    can say which language they read."""
+    with speaking(request, reader_language(request)):
+        response = _sign_in(request)
+        if hasattr(response, "render"):
+            response.render()  # inside the language: a TemplateResponse renders late otherwise
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
 
 
 @researcher_required
