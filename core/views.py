@@ -1,6 +1,8 @@
 import mimetypes
 import sys
 
+from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -41,6 +43,25 @@ def login(request):
         response = _sign_in(request)
         if hasattr(response, "render"):
             response.render()  # inside the language: a TemplateResponse renders late otherwise
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """The sign-in lockout page (AXES_LOCKOUT_CALLABLE) in the sign-in page's language:
+    axes renders it in its middleware, after the sign-in view's language has ended."""
+    context = {
+        "failure_limit": get_failure_limit(request, credentials),
+        "username": get_client_username(request, credentials) or "",
+        "cooloff_timedelta": get_cool_off(request),
+    }
+    with speaking(request, reader_language(request)):
+        response = render(
+            request,
+            settings.AXES_LOCKOUT_TEMPLATE,
+            context,
+            status=settings.AXES_HTTP_RESPONSE_CODE,
+        )
     patch_vary_headers(response, ["Accept-Language"])
     return response
 

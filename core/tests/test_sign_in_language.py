@@ -43,3 +43,16 @@ def test_signing_in_still_works(client, annotator, password):
         HTTP_ACCEPT_LANGUAGE="de",
     )
     assert response.status_code == 302
+
+
+def test_the_lockout_page_speaks_the_browsers_language(client, annotator, settings):
+    settings.AXES_FAILURE_LIMIT = 1
+    response = client.post(
+        reverse("login"),
+        {"username": annotator.username, "password": "not-the-password"},
+        HTTP_ACCEPT_LANGUAGE="de",
+    )
+    body = response.content.decode()
+    assert response.status_code == 429 and '<html lang="de"' in body
+    assert "Zu viele fehlgeschlagene Anmeldeversuche" in body
+    assert "Sie können es in 15 Minuten erneut versuchen." in body
