@@ -398,6 +398,7 @@ AXES_FAILURE_LIMIT = envint("CHARTROOM_LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("CHARTROOM_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one reaching the limit locks
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_LOCKOUT_CALLABLE = "core.views.locked_out"  # the same template, in the reader's language
 AXES_CLIENT_IP_CALLABLE = "core.security.client_ip"
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the lock ends when it said it would
 AXES_VERBOSE = False

@@ -32,3 +32,14 @@ def speaking(request, language: str | None = None):
 def request_language(request) -> str:
     """The language to answer ``request`` in, also outside its view."""
     return getattr(request, REQUEST_ATTR, None) or translation.get_language()
+
+
+def reader_language(request, languages=()) -> str:
+    """The language of a page that belongs to no single study or project (the annotator's
+    home, the sign-in page): the one language all of ``languages`` share (the reader's
+    projects), else the browser's (Accept-Language among settings.LANGUAGES, else the
+    site's default). Read here only, so researcher pages keep the site's language."""
+    shared = set(languages) - {"", None}
+    if len(shared) == 1:
+        return shared.pop()
+    return translation.get_language_from_request(request)

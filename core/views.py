@@ -1,12 +1,16 @@
 import mimetypes
 import sys
 
+from axes.helpers import get_client_username, get_cool_off, get_failure_limit
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -14,6 +18,7 @@ from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
+from core.languages import reader_language, speaking
 from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
@@ -26,6 +31,39 @@ def home(request):
     if request.user.is_researcher:
         return redirect("researcher-home")
     return redirect("annotation:home")
+
+
+_sign_in = auth_views.LoginView.as_view(redirect_authenticated_user=True)
+
+
+def login(request):
+    """The sign-in page, in the browser's language: annotators reach it before any project
+    can say which language they read."""
+    with speaking(request, reader_language(request)):
+        response = _sign_in(request)
+        if hasattr(response, "render"):
+            response.render()  # inside the language: a TemplateResponse renders late otherwise
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """The sign-in lockout page (AXES_LOCKOUT_CALLABLE) in the sign-in page's language:
+    axes renders it in its middleware, after the sign-in view's language has ended."""
+    context = {
+        "failure_limit": get_failure_limit(request, credentials),
+        "username": get_client_username(request, credentials) or "",
+        "cooloff_timedelta": get_cool_off(request),
+    }
+    with speaking(request, reader_language(request)):
+        response = render(
+            request,
+            settings.AXES_LOCKOUT_TEMPLATE,
+            context,
+            status=settings.AXES_HTTP_RESPONSE_CODE,
+        )
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
 
 
 @researcher_required

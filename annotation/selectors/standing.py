@@ -12,6 +12,8 @@ from datetime import datetime
 from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from annotation.models import Project, Qualification, QualityPolicy
 from annotation.round_draws import fresh_left
@@ -143,47 +145,46 @@ def _at(when: datetime, now: datetime) -> str:
 
 
 def _card_text(status: AnnotatorRounds, progress: AnnotatorProgress, slug: str, now) -> tuple:
-    """(headline, action label, action url) for the annotator's state."""
+    """(headline, action label, action url) for the annotator's state, in the active language."""
     qualify = reverse("annotation:qualify", args=[slug])
     work = reverse("annotation:work", args=[slug])
     current = next((r for r in status.rounds if r.position == status.current), None)
     n = len(status.rounds)
     if status.state == "blocked":
-        return "No more work for you in this project", "", ""
+        return _("No more work for you in this project"), "", ""
     if status.state == "paused":
-        return "Paused by the researcher", "", ""
+        return _("Paused by the researcher"), "", ""
     if status.state == "eliminated":
-        return "Not qualified for this project", "See your results", qualify
+        return _("Not qualified for this project"), _("See your results"), qualify
     if status.state == "qualified":
-        if progress.in_hand:
-            return f"{_items(progress.left_for_you)} left for you", "Continue your item", work
-        if progress.left_for_you:
-            return f"{_items(progress.left_for_you)} left for you", "Start labelling", work
-        return "Nothing left for you right now", "", ""
+        left = progress.left_for_you
+        if progress.in_hand or left:
+            headline = ngettext("%(n)d item left for you", "%(n)d items left for you", left)
+            action = _("Continue your item") if progress.in_hand else _("Start labelling")
+            return headline % {"n": left}, action, work
+        return _("Nothing left for you right now"), "", ""
     if current is None:
-        return "Qualification rounds", "Open", qualify
+        return _("Qualification rounds"), _("Open"), qualify
     result = reverse("annotation:qualify-result", args=[slug, current.position])
+    at = {"n": current.position}
     if current.status == "failed" and current.retry_at is not None:
-        when = _at(current.retry_at, now)
-        return f"Round {current.position} failed, next attempt at {when}", "See your result", result
+        at["when"] = _at(current.retry_at, now)
+        return (_("Round %(n)d failed, next attempt at %(when)s") % at,
+                _("See your result"), result)  # fmt: skip
     if current.status == "open":
-        return (
-            f"Round {current.position} in progress",
-            f"Continue round {current.position}",
-            qualify,
-        )
+        return _("Round %(n)d in progress") % at, _("Continue round %(n)d") % at, qualify
     if current.attempts_used:
-        return (f"Round {current.position} failed, you can try again now",
-                f"Try round {current.position} again", qualify)  # fmt: skip
+        return (_("Round %(n)d failed, you can try again now") % at,
+                _("Try round %(n)d again") % at, qualify)  # fmt: skip
     if status.state == "invited":
-        rounds = f"{n} short round{'s' if n != 1 else ''}"
-        return f"Qualification: {rounds}, start round 1", "Start round 1", qualify
-    return (f"Qualification: round {current.position} of {n} next",
-            f"Start round {current.position}", qualify)  # fmt: skip
-
-
-def _items(n: int) -> str:
-    return f"{n} item{'s' if n != 1 else ''}"
+        headline = ngettext(
+            "Qualification: %(n)d short round, start round 1",
+            "Qualification: %(n)d short rounds, start round 1",
+            n,
+        )
+        return headline % {"n": n}, _("Start round 1"), qualify
+    return (_("Qualification: round %(n)d of %(total)d next") % {**at, "total": n},
+            _("Start round %(n)d") % at, qualify)  # fmt: skip
 
 
 def annotator_card(*, project: Project, annotator, now=None) -> ProjectCard:

@@ -1,6 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth import login
 from django.shortcuts import redirect, render
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
 from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
@@ -15,15 +16,19 @@ from annotation.services import (
 )
 from annotation.views.language import shown
 from core.decorators import annotator_required, researcher_required
-from core.languages import speaking
+from core.languages import reader_language, speaking
 from core.security import sign_up_throttled
 
 
 @annotator_required
 def home(request):
     projects = list(Project.objects.joined_by(request.user).order_by("title"))
-    cards = [annotator_card(project=p, annotator=request.user) for p in projects]
-    return render(request, "annotation/home.html", {"cards": cards, "projects": projects})
+    # The card texts are translated as they are made, so they are made in the page's language.
+    with speaking(request, reader_language(request, {p.language for p in projects})):
+        cards = [annotator_card(project=p, annotator=request.user) for p in projects]
+        response = render(request, "annotation/home.html", {"cards": cards, "projects": projects})
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
 
 
 def join(request, code: str):
