@@ -12,7 +12,12 @@ from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import (
+    require_GET,
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 
 from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error
@@ -152,7 +157,7 @@ def server_error_page(request):
     return render(request, "500.html", status=500)
 
 
-@require_GET
+@require_safe
 def media(request, path: str):
     """Public media (chart images), read through the default storage at request time.
 

@@ -14,6 +14,9 @@ def test_a_chart_image_is_served_with_a_year_of_immutable_caching(client, settin
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
     assert b"".join(response.streaming_content) == b"png bytes"
     assert response["Cache-Control"] == "public, max-age=31536000, immutable"
+    # Link checkers, CDNs and `curl -I` ask with HEAD: the same headers, no body.
+    head = client.head(f"/media/{name}")
+    assert head.status_code == 200 and head["Cache-Control"] == response["Cache-Control"]
 
 
 @pytest.mark.parametrize(

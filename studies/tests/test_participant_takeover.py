@@ -39,6 +39,19 @@ def _html_answer(client, session):
     return client.post(reverse("participate:answer", args=[session.token]), form_for(trial))
 
 
+def test_an_id_whose_session_is_finished_is_told_it_is_finished(study):
+    session = _html_start(Client(), study)
+    ParticipantSession.objects.filter(pk=session.pk).update(status="completed")
+    again = Client()
+    for response in (
+        again.get(consent_url(study) + f"?PROLIFIC_PID={PID}"),
+        again.post(consent_url(study), {"choice": "agree", "PROLIFIC_PID": PID}),
+    ):
+        assert response.status_code == 409
+        assert b"This study was already finished with your Prolific ID" in response.content
+        assert b"browser window where you started" not in response.content
+
+
 def test_a_second_browser_with_the_same_id_is_refused_at_every_step(study):
     victim, attacker = Client(), Client()
     session = _html_start(victim, study)

@@ -49,7 +49,12 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
         if existing is None:
             return None
         if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
-            raise svc.AlreadyStarted(svc.already_started_message(study.platform))
+            raise svc.AlreadyStarted(
+                svc.already_started_message(
+                    study.platform,
+                    finished=existing.status == ParticipantSession.Status.COMPLETED,
+                )
+            )
         return existing
     session = session_by_token(token) if token else None
     if session is not None and session.study_id == study.pk and not session.is_preview:

@@ -51,8 +51,17 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
     )
 
 
-def already_started_message(platform: str) -> str:
+def already_started_message(platform: str, *, finished: bool = False) -> str:
+    """Why a platform id that already has a session cannot start another one here.
+
+    A finished session is told so: sending its owner back to "the browser window where
+    you started" would have them look for a study they have already completed."""
     words = wording(platform)
+    if finished:
+        return _(
+            "This study was already finished with %(id_name)s. Thank you for taking part: "
+            "there is nothing more to do. If you think this is a mistake, %(contact)s."
+        ) % {"id_name": words.id_name, "contact": words.contact}
     return _(
         "This study was already started with %(id_name)s, most likely by you in another browser "
         "or on another device. To continue, go back to the browser window where you started: "
@@ -65,7 +74,12 @@ def _resume(existing: ParticipantSession, proof: str) -> StartResult:
     """The existing session, only for a request that proves it holds it (its token)."""
     if proof and secrets.compare_digest(proof.encode(), existing.token.encode()):
         return StartResult(existing, resumed=True)
-    raise AlreadyStarted(already_started_message(existing.platform))
+    raise AlreadyStarted(
+        already_started_message(
+            existing.platform,
+            finished=existing.status == ParticipantSession.Status.COMPLETED,
+        )
+    )
 
 
 def _build_trials(
