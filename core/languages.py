@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.utils import translation
 
 REQUEST_ATTR = "chartroom_language"
@@ -43,3 +44,13 @@ def reader_language(request, languages=()) -> str:
     if len(shared) == 1:
         return shared.pop()
     return translation.get_language_from_request(request)
+
+
+def link_language(request) -> str:
+    """The language a participant's link asks for (``lang=de``) when it names one the site
+    speaks, else the browser's: for participant pages that know no study or session yet,
+    such as a mistyped link."""
+    asked = request.GET.get("lang", "")
+    if asked in dict(settings.LANGUAGES):
+        return asked
+    return reader_language(request)

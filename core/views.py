@@ -10,6 +10,7 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import (
@@ -23,7 +24,7 @@ from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
-from core.languages import reader_language, speaking
+from core.languages import link_language, reader_language, speaking
 from core.middleware import is_database_unavailable, unavailable_response
 from core.models import ApiToken
 from core.services.tokens import api_token_create, api_token_revoke
@@ -118,6 +119,10 @@ def healthz(request):
     return JsonResponse(body, status=200 if database["ok"] else 503)
 
 
+# Where participants' pages live (config/urls.py mounts them here).
+PARTICIPANT_PREFIX = "/s/"
+
+
 def _wants_json(request) -> bool:
     return request.path.startswith("/api/") or "application/json" in request.headers.get(
         "Accept", ""
@@ -127,6 +132,11 @@ def _wants_json(request) -> bool:
 def page_not_found(request, exception=None):
     if _wants_json(request):
         return json_error(404, "Not found.")
+    if request.path.startswith(PARTICIPANT_PREFIX):
+        # A participant's mistyped link (a token cut short, say) never reached a study:
+        # answer in the language the link or the browser asks for.
+        with translation.override(link_language(request)):
+            return render(request, "404.html", status=404)
     return render(request, "404.html", status=404)
 
 

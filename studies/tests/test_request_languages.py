@@ -80,3 +80,25 @@ def test_a_ranking_still_to_place_is_refused_in_the_session_language(client, res
     page = client.get(response["Location"]).content.decode()
     assert "still to place" not in page
     assert "(2 noch einzuordnen)" in page
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "expected"),
+    [
+        ("/s/no-such-study/?PROLIFIC_PID=abc&lang=de", {}, "Dieser Link funktioniert nicht"),
+        (
+            "/s/no-such-study/",
+            {"HTTP_ACCEPT_LANGUAGE": "es-ES,es;q=0.9"},
+            "Este enlace no funciona",
+        ),
+        ("/s/p/short/?lang=de", {}, "Diese Seite wurde nicht gefunden"),
+        ("/s/p/short/", {"HTTP_ACCEPT_LANGUAGE": "es"}, "No hemos encontrado esa página"),
+        ("/s/p/short/", {}, "We could not find that page"),
+    ],
+)
+def test_a_mistyped_participant_link_answers_in_the_link_or_browser_language(
+    client, url, headers, expected
+):
+    response = client.get(url, **headers)
+    assert response.status_code == 404
+    assert expected in response.content.decode()

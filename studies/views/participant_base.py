@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
-from core.languages import speaking
+from core.languages import link_language, request_language, speaking
 from studies.models import ParticipantSession, Study
 from studies.selectors.languages import language_choose, session_language, study_in_language
 from studies.selectors.study import (
@@ -56,19 +56,22 @@ def participant_page(view):
             try:
                 # The page speaks the participant's language (see speak()) until it is
                 # done, and so does the refusal page if the view raises one.
-                with speaking(request):
+                # Until the view knows the study or session, the link's or browser's.
+                with speaking(request, link_language(request)):
                     response = view(request, *args, **kwargs)
             except Http404:
-                # A mistyped or tampered link: a calm page, not the researchers' 404.
-                response = message_page(
-                    request,
-                    _("This link does not work"),
-                    _(
-                        "The address may be incomplete. Please open the study again from the "
-                        "page or message that sent you here."
-                    ),
-                    status=404,
-                )
+                # A mistyped or tampered link: a calm page, not the researchers' 404,
+                # in the language the view had reached.
+                with translation.override(request_language(request)):
+                    response = message_page(
+                        request,
+                        _("This link does not work"),
+                        _(
+                            "The address may be incomplete. Please open the study again from "
+                            "the page or message that sent you here."
+                        ),
+                        status=404,
+                    )
         # The token is in the address: never leak it to other sites, never cache a trial.
         response["Referrer-Policy"] = "no-referrer"
         response["X-Robots-Tag"] = "noindex, nofollow"
