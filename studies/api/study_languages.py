@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.parsers import JSONParser
@@ -52,7 +53,7 @@ class StudyTranslationView(StudyScoped, APIView):
     @extend_schema(
         summary="Replace a study's texts in one of its further languages",
         description=TRANSLATION_HELP,
-        request=serializers.JSONField(),
+        request=OpenApiTypes.OBJECT,
         responses={200: TranslationSerializer, 400: OpenApiResponse(description="Not valid.")},
     )
     def put(self, request, slug, language):
