@@ -50,6 +50,15 @@ def make_items():
 
 
 @pytest.fixture
+def signed_in_member(client, members, password):
+    """A test client signed in as a new member of the project (``client.user``)."""
+    (anna,) = members(1)
+    client.login(username=anna.username, password=password)
+    client.user = anna
+    return client
+
+
+@pytest.fixture
 def members(make_user, project):
     def make(n, target=None):
         users = []

@@ -19,23 +19,15 @@ from annotation.tests.conftest import CHOCOLATE  # noqa: F401 - the shared data 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def signed_in(client, members, password):
-    (anna,) = members(1)
-    client.login(username=anna.username, password=password)
-    client.user = anna
-    return client
-
-
 def work_url(project):
     return f"/annotation/p/{project.slug}/work/"
 
 
 def test_the_page_shows_the_chart_the_sentences_and_seven_toggles_each(
-    signed_in, project, make_items
+    signed_in_member, project, make_items
 ):
     make_items(project, 2)
-    body = signed_in.get(work_url(project)).content.decode()
+    body = signed_in_member.get(work_url(project)).content.decode()
     assert 'src="https://charts.example.org/0.png"' in body
     assert "Sales rose to 20.4% in 2010." in body and "They fell later." in body
     assert body.count('class="toggle"') == 14
@@ -47,49 +39,49 @@ def test_the_page_shows_the_chart_the_sentences_and_seven_toggles_each(
     assert 'id="guidelines-open"' in body
 
 
-def test_a_reload_shows_the_saved_draft(signed_in, project, make_items):
+def test_a_reload_shows_the_saved_draft(signed_in_member, project, make_items):
     make_items(project, 1)
-    lease = assignment_next(project=project, annotator=signed_in.user)
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
     assignment_draft_save(
-        assignment_id=lease.pk, annotator=signed_in.user, labels=[["trend_error"], []]
+        assignment_id=lease.pk, annotator=signed_in_member.user, labels=[["trend_error"], []]
     )
-    body = signed_in.get(work_url(project)).content.decode()
+    body = signed_in_member.get(work_url(project)).content.decode()
     assert body.count('aria-pressed="true"') == 1
     assert 'data-key="trend_error" aria-pressed="true"' in body
     assert "Draft restored" in body
 
 
-def test_progress_and_estimated_pay_are_shown(signed_in, project, make_items):
+def test_progress_and_estimated_pay_are_shown(signed_in_member, project, make_items):
     make_items(project, 3)
-    lease = assignment_next(project=project, annotator=signed_in.user)
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
     Assignment.objects.filter(pk=lease.pk).update(leased_at=timezone.now() - timedelta(minutes=5))
     assignment_submit(
-        assignment_id=lease.pk, annotator=signed_in.user, labels=[[], []], active_seconds=90
+        assignment_id=lease.pk, annotator=signed_in_member.user, labels=[[], []], active_seconds=90
     )
-    body = signed_in.get(work_url(project)).content.decode()
+    body = signed_in_member.get(work_url(project)).content.decode()
     # Three items: one submitted, one on screen, one more available.
     assert '<strong>Item 2</strong>, <span id="left-for-you">1</span> more available' in body
     # $0.50 per 90 s = $20.00 an hour, above the $15.00 target.
     assert '<strong class="on-target">$20.00/h</strong>' in body
     assert "target $15.00/h" in body
-    home = signed_in.get("/annotation/").content.decode()
+    home = signed_in_member.get("/annotation/").content.decode()
     assert "Continue your item" in home and "$20.00/h" in home
 
 
-def test_skipping_from_the_page_needs_a_reason(signed_in, project, make_items):
+def test_skipping_from_the_page_needs_a_reason(signed_in_member, project, make_items):
     make_items(project, 2)
-    lease = assignment_next(project=project, annotator=signed_in.user)
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
     url = f"/annotation/p/{project.slug}/work/{lease.pk}/skip/"
-    response = signed_in.post(url, {"reason": ""}, follow=True)
+    response = signed_in_member.post(url, {"reason": ""}, follow=True)
     assert "Say briefly why you skip this item." in response.content.decode()
-    response = signed_in.post(url, {"reason": "Image missing"}, follow=True)
+    response = signed_in_member.post(url, {"reason": "Image missing"}, follow=True)
     assert "Skipped. Here is your next item." in response.content.decode()
     lease.refresh_from_db()
     assert lease.state == Assignment.State.SKIPPED
 
 
-def test_when_nothing_is_left_the_page_says_so(signed_in, project):
-    response = signed_in.get(work_url(project))
+def test_when_nothing_is_left_the_page_says_so(signed_in_member, project):
+    response = signed_in_member.get(work_url(project))
     assert response.status_code == 200
     assert "Nothing left for you" in response.content.decode()
 
@@ -105,8 +97,8 @@ def test_projects_not_joined_are_404_and_researchers_are_turned_away(
     assert client.get(work_url(project)).status_code == 403
 
 
-def test_the_guidelines_page_shows_the_default_text_and_categories(signed_in, project):
-    body = signed_in.get(f"/annotation/p/{project.slug}/guidelines/").content.decode()
+def test_the_guidelines_page_shows_the_default_text_and_categories(signed_in_member, project):
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/guidelines/").content.decode()
     assert "In this task, you will evaluate the factual errors" in body
     assert "<li>Value error: A quantitative data value is incorrect.</li>" in body
     assert body.count('class="category-entry"') == 7
@@ -120,11 +112,11 @@ def _count(client, url, method="get", **kwargs):
 
 
 def test_the_work_page_query_count_does_not_grow_with_the_item_or_the_project(
-    signed_in, project, make_items, members, django_assert_max_num_queries
+    signed_in_member, project, make_items, members, django_assert_max_num_queries
 ):
     make_items(project, 2)
-    small = _count(signed_in, work_url(project))  # leases the item
-    resumed = _count(signed_in, work_url(project))
+    small = _count(signed_in_member, work_url(project))  # leases the item
+    resumed = _count(signed_in_member, work_url(project))
 
     Item.objects.filter(project=project).delete()
     Assignment.objects.all().delete()
@@ -140,10 +132,10 @@ def test_the_work_page_query_count_does_not_grow_with_the_item_or_the_project(
     for other in members(3):
         lease = assignment_next(project=project, annotator=other)
         assignment_submit(assignment_id=lease.pk, annotator=other, labels=[[]] * 10)
-    large = _count(signed_in, work_url(project))
+    large = _count(signed_in_member, work_url(project))
     assert large == small
     with django_assert_max_num_queries(resumed):
-        signed_in.get(work_url(project))
+        signed_in_member.get(work_url(project))
     assert resumed <= 16
 
 

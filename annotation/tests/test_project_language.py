@@ -17,18 +17,10 @@ from annotation.tests.quality_setup import with_rounds
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def signed_in(client, members, password):
-    (anna,) = members(1)
-    client.login(username=anna.username, password=password)
-    client.user = anna
-    return client
-
-
-def test_the_work_page_speaks_the_projects_language(signed_in, project, make_items):
+def test_the_work_page_speaks_the_projects_language(signed_in_member, project, make_items):
     make_items(project, 1)
     project_update(project=project, language="es")
-    body = signed_in.get(f"/annotation/p/{project.slug}/work/").content.decode()
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/work/").content.decode()
     assert '<html lang="es" dir="ltr">' in body
     assert "Etiquetar una descripción" in body and "Directrices" in body
     assert 'id="submit" aria-keyshortcuts="Enter">Enviar <kbd>' in body
@@ -37,14 +29,14 @@ def test_the_work_page_speaks_the_projects_language(signed_in, project, make_ite
     assert "Submit <kbd>" not in body and "Guidelines" not in body
 
 
-def test_an_english_project_keeps_english_pages(signed_in, project, make_items):
+def test_an_english_project_keeps_english_pages(signed_in_member, project, make_items):
     make_items(project, 1)
-    body = signed_in.get(f"/annotation/p/{project.slug}/work/").content.decode()
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/work/").content.decode()
     assert '<html lang="en' in body and "Label a caption" in body
 
 
 def test_category_texts_show_in_the_projects_language_and_fall_back_to_their_own(
-    signed_in, project, make_items
+    signed_in_member, project, make_items
 ):
     make_items(project, 1)
     value = Category.objects.get(project=project, key="value_error")
@@ -57,7 +49,7 @@ def test_category_texts_show_in_the_projects_language_and_fall_back_to_their_own
         definition="The caption misreads the axis scale.",
     )  # fmt: skip
     project_update(project=project, language="es")
-    body = signed_in.get(f"/annotation/p/{project.slug}/work/").content.decode()
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/work/").content.decode()
     assert 'data-name="Valor" data-definition="Un número no coincide."' in body
     # No Spanish example was given: the category's own example is shown.
     assert "20.4% in 1990" in body
@@ -68,24 +60,24 @@ def test_category_texts_show_in_the_projects_language_and_fall_back_to_their_own
     assert value.name == "Value"
 
 
-def test_project_texts_show_in_its_language(signed_in, project, make_items):
+def test_project_texts_show_in_its_language(signed_in_member, project, make_items):
     make_items(project, 1)
     project_update(
         project=project,
         language="de",
         translations={"de": {"title": "Fehler in Bildunterschriften"}},
     )
-    body = signed_in.get(f"/annotation/p/{project.slug}/guidelines/").content.decode()
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/guidelines/").content.decode()
     assert "Richtlinien: Fehler in Bildunterschriften" in body
     assert "Zu meinem Eintrag" in body
 
 
 def test_qualification_pages_speak_the_projects_language(
-    signed_in, project, make_items, researcher
+    signed_in_member, project, make_items, researcher
 ):
     with_rounds(project, make_items, researcher)
     project_update(project=project, language="de")
-    body = signed_in.get(f"/annotation/p/{project.slug}/qualify/").content.decode()
+    body = signed_in_member.get(f"/annotation/p/{project.slug}/qualify/").content.decode()
     assert "Qualifikation für" in body and "Runde 1: Round one" in body
     assert "Runde 1 starten" in body
 

@@ -10,14 +10,6 @@ from annotation.services import assignment_next
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def signed_in(client, members, password):
-    (anna,) = members(1)
-    client.login(username=anna.username, password=password)
-    client.user = anna
-    return client
-
-
 def _url(project, lease):
     return f"/annotation/p/{project.slug}/work/{lease.pk}/submit/"
 
@@ -26,14 +18,16 @@ def _post_json(client, url, body):
     return client.post(url, json.dumps(body), content_type="application/json")
 
 
-def test_the_script_gets_the_next_item_rendered_with_its_state(signed_in, project, make_items):
+def test_the_script_gets_the_next_item_rendered_with_its_state(
+    signed_in_member, project, make_items
+):
     make_items(project, 2)
     make_items(project, 1, sentences=["One.", "Two.", "Three <b>bold</b>."])
-    lease = assignment_next(project=project, annotator=signed_in.user)
-    response = _post_json(signed_in, _url(project, lease), {"labels": [["value_error"], []]})
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
+    response = _post_json(signed_in_member, _url(project, lease), {"labels": [["value_error"], []]})
     assert response.status_code == 200
     data = response.json()
-    following = Assignment.objects.get(annotator=signed_in.user, state="leased")
+    following = Assignment.objects.get(annotator=signed_in_member.user, state="leased")
     assert data["state"]["assignment"] == following.pk != lease.pk
     assert data["state"]["urls"]["submit"] == _url(project, following)
     assert data["state"]["urls"]["skip"].endswith(f"/work/{following.pk}/skip/")
@@ -43,37 +37,39 @@ def test_the_script_gets_the_next_item_rendered_with_its_state(signed_in, projec
     assert LabelSet.objects.get(assignment=lease).labels == [["value_error"], []]
 
 
-def test_the_last_item_sends_the_script_to_the_work_page(signed_in, project, make_items):
+def test_the_last_item_sends_the_script_to_the_work_page(signed_in_member, project, make_items):
     make_items(project, 1)
-    lease = assignment_next(project=project, annotator=signed_in.user)
-    response = _post_json(signed_in, _url(project, lease), {"labels": [[], []]})
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
+    response = _post_json(signed_in_member, _url(project, lease), {"labels": [[], []]})
     assert response.json() == {"url": f"/annotation/p/{project.slug}/work/"}
-    assert not Assignment.objects.filter(annotator=signed_in.user, state="leased").exists()
+    assert not Assignment.objects.filter(annotator=signed_in_member.user, state="leased").exists()
 
 
-def test_problems_are_clear_messages_never_500(signed_in, project, make_items):
+def test_problems_are_clear_messages_never_500(signed_in_member, project, make_items):
     make_items(project, 2)
-    lease = assignment_next(project=project, annotator=signed_in.user)
-    bad = _post_json(signed_in, _url(project, lease), {"labels": [["nope"], []]})
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
+    bad = _post_json(signed_in_member, _url(project, lease), {"labels": [["nope"], []]})
     assert bad.status_code == 400 and "unknown category" in bad.json()["detail"]
-    garbled = signed_in.post(_url(project, lease), "{", content_type="application/json")
+    garbled = signed_in_member.post(_url(project, lease), "{", content_type="application/json")
     assert garbled.status_code == 400 and garbled.json()["detail"]
-    assert _post_json(signed_in, _url(project, lease), {"labels": [[], []]}).status_code == 200
-    again = _post_json(signed_in, _url(project, lease), {"labels": [["value_error"], []]})
+    assert (
+        _post_json(signed_in_member, _url(project, lease), {"labels": [[], []]}).status_code == 200
+    )
+    again = _post_json(signed_in_member, _url(project, lease), {"labels": [["value_error"], []]})
     assert again.status_code == 409 and "first labels are kept" in again.json()["detail"]
     assert LabelSet.objects.count() == 1
 
 
 def test_without_javascript_the_form_stores_the_labels_and_the_next_item_follows(
-    signed_in, project, make_items
+    signed_in_member, project, make_items
 ):
     make_items(project, 2)
-    lease = assignment_next(project=project, annotator=signed_in.user)
-    page = signed_in.get(f"/annotation/p/{project.slug}/work/").content.decode()
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
+    page = signed_in_member.get(f"/annotation/p/{project.slug}/work/").content.decode()
     assert 'id="noscript-submit"' in page and _url(project, lease) in page
-    response = signed_in.post(
+    response = signed_in_member.post(
         _url(project, lease), {"sentences": "2", "s1": ["value_error", "trend_error"], "s2": []}
     )
     assert response.status_code == 302 and response["Location"].endswith("/work/")
     assert LabelSet.objects.get(assignment=lease).labels == [["value_error", "trend_error"], []]
-    assert Assignment.objects.filter(annotator=signed_in.user, state="leased").count() == 1
+    assert Assignment.objects.filter(annotator=signed_in_member.user, state="leased").count() == 1
