@@ -12,6 +12,11 @@ refuse_demo_passwords_in_production()
 
 from django.conf import settings  # noqa: E402  (after the app is set up)
 
+from core.media_files import public_media_files  # noqa: E402
+
+# Chart images answered before Django (core/media_files.py says why).
+application = public_media_files(application)
+
 if settings.CHARTROOM_JOB_RUNNER == "local":
     # Without a broker this process runs jobs on its own threads, and sweeps stale ones.
     from core.local_jobs import local_jobs_start

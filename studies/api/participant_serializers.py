@@ -91,7 +91,54 @@ class CompletionSerializer(serializers.Serializer):
     redirect_url = serializers.CharField(allow_blank=True)
 
 
+def _stage(session) -> str:
+    if session.status == Status.COMPLETED:
+        return "completed"
+    if session.status != Status.IN_PROGRESS:
+        return "ended"
+    if session.current_position == 0 and session.instructions_done_at is None:
+        return "instructions"
+    return "trial"
+
+
+def _seconds_left(session) -> int | None:
+    if session.status != Status.IN_PROGRESS or session.deadline is None:
+        return None
+    return max(0, int((session.deadline - timezone.now()).total_seconds()))
+
+
+def _completion(session) -> dict | None:
+    if session.status != Status.COMPLETED:
+        return None
+    completion = svc.completion_for(session)
+    return {"code": completion.code, "redirect_url": completion.redirect_url}
+
+
+def session_state(session) -> dict:
+    """A session as the JSON flow shows it (the shape :class:`SessionStateSerializer` documents).
+
+    Built as a plain dict: it goes out with every answer, and a DRF serializer costs a
+    deep copy of its declared fields per instance.
+    """
+    return {
+        "token": session.token,
+        "study": session.study.slug,
+        "status": session.status,
+        "stage": _stage(session),
+        "is_pilot": session.is_pilot,
+        "is_preview": session.is_preview,
+        "language": session_language(session),
+        "position": session.current_position,
+        "trial_count": session.trial_count,
+        "deadline": session.deadline,
+        "seconds_left": _seconds_left(session),
+        "completion": _completion(session),
+    }
+
+
 class SessionStateSerializer(serializers.Serializer):
+    """The schema of :func:`session_state`, which builds the data."""
+
     token = serializers.CharField()
     study = serializers.CharField(source="study.slug")
     status = SessionStatusField()
@@ -105,32 +152,24 @@ class SessionStateSerializer(serializers.Serializer):
     seconds_left = serializers.SerializerMethodField()
     completion = serializers.SerializerMethodField()
 
+    def to_representation(self, instance):
+        return session_state(instance)
+
     @extend_schema_field(
         serializers.ChoiceField(choices=["instructions", "trial", "completed", "ended"])
     )
     def get_stage(self, session) -> str:
-        if session.status == Status.COMPLETED:
-            return "completed"
-        if session.status != Status.IN_PROGRESS:
-            return "ended"
-        if session.current_position == 0 and session.instructions_done_at is None:
-            return "instructions"
-        return "trial"
+        return _stage(session)
 
     def get_language(self, session) -> str:
         return session_language(session)
 
     def get_seconds_left(self, session) -> int | None:
-        if session.status != Status.IN_PROGRESS or session.deadline is None:
-            return None
-        return max(0, int((session.deadline - timezone.now()).total_seconds()))
+        return _seconds_left(session)
 
     @extend_schema_field(CompletionSerializer(allow_null=True))
     def get_completion(self, session):
-        if session.status != Status.COMPLETED:
-            return None
-        completion = svc.completion_for(session)
-        return {"code": completion.code, "redirect_url": completion.redirect_url}
+        return _completion(session)
 
 
 class RankItemSerializer(serializers.Serializer):

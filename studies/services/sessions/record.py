@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from core.db.compiled import CompiledQuery
 from studies import answer_types, answers
 from studies.answer_types import get_type
 from studies.answers import quantities
@@ -208,6 +209,21 @@ class Given:
     required: bool = False
 
 
+# Compiled once: building this join's SQL cost more than running it (core/db/compiled.py).
+_LOCKED_TRIALS = CompiledQuery(
+    lambda token, first, second, third: (
+        participant_trials_with_session()
+        .select_for_update(of=("session",))
+        .filter(session__token=token, position__in=(first, second, third))
+        .order_by("position")
+    ),
+    token="\x1fsample-token",
+    first=1_000_001,
+    second=1_000_002,
+    third=1_000_003,
+)
+
+
 def _locked_trials(token: str, position: int) -> tuple[ParticipantSession, list[Trial]]:
     """The session (locked) and its trials at ``position`` and the two after it.
 
@@ -219,11 +235,8 @@ def _locked_trials(token: str, position: int) -> tuple[ParticipantSession, list[
     """
     trials = []
     if position >= 0:
-        trials = list(
-            participant_trials_with_session()
-            .select_for_update(of=("session",))
-            .filter(session__token=token, position__in=(position, position + 1, position + 2))
-            .order_by("position")
+        trials = _LOCKED_TRIALS(
+            token=token, first=position, second=position + 1, third=position + 2
         )
     if trials:
         return trials[0].session, trials

@@ -3,35 +3,47 @@ next trial's first-shown stamp.
 
 On PostgreSQL the three writes go as one ``INSERT`` with two data-modifying CTEs
 (PostgreSQL runs each of them exactly once, whether or not the insert reads them), so an
-answer costs one locked read and one write inside its transaction. The SQL is Django's
-own for each write, so field conversions (JSON, time zones) stay the ORM's. Other
-databases run the same writes one by one. No signal handlers listen to these models.
+answer costs one locked read and one write inside its transaction. The statement is
+written here rather than compiled by the ORM for each answer (compiling the two updates
+and the insert cost about 1.5 ms of CPU per answer); values still go through each field's
+own ``get_db_prep_save``, as the ORM's compiler does, so conversions (JSON, time zones)
+stay Django's. Other databases run the same writes one by one through the ORM. No signal
+handlers listen to these models.
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.db import connection
-from django.db.models import Q
-from django.db.models.sql import InsertQuery, UpdateQuery
 
 from studies.models import ParticipantSession, Response, Trial
 
 
-def _update_sql(model, pk: int, values: dict, condition: Q | None = None) -> tuple[str, tuple]:
-    query = UpdateQuery(model)
-    query.add_update_values(values)
-    query.add_q(Q(pk=pk) & (condition or Q()))
-    return query.get_compiler(connection.alias).as_sql()
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
 
 
-def _insert_sql(response: Response) -> tuple[str, tuple]:
-    fields = [f for f in Response._meta.concrete_fields if not f.primary_key]
-    query = InsertQuery(Response)
-    query.insert_values(fields, [response])
-    compiler = query.get_compiler(connection.alias)
-    compiler.returning_fields = [Response._meta.pk]
-    [(sql, params)] = compiler.as_sql()
-    return sql, params
+@cache
+def _insert_statement() -> tuple[str, tuple]:
+    """The response's INSERT (PostgreSQL) and the fields behind its placeholders."""
+    fields = tuple(f for f in Response._meta.concrete_fields if not f.primary_key)
+    columns = ", ".join(_quote(f.column) for f in fields)
+    placeholders = ", ".join("%s" for _ in fields)
+    table, pk = _quote(Response._meta.db_table), _quote(Response._meta.pk.column)
+    sql = f"INSERT INTO {table} ({columns}) VALUES ({placeholders}) RETURNING {pk}"
+    return sql, fields
+
+
+def _update(model, pk: int, values: dict, *, only_if_null: str = "") -> tuple[str, list]:
+    meta = model._meta
+    fields = [meta.get_field(name) for name in values]
+    assignments = ", ".join(f"{_quote(f.column)} = %s" for f in fields)
+    sql = f"UPDATE {_quote(meta.db_table)} SET {assignments} WHERE {_quote(meta.pk.column)} = %s"
+    if only_if_null:
+        sql += f" AND {_quote(meta.get_field(only_if_null).column)} IS NULL"
+    params = [f.get_db_prep_save(values[f.name], connection) for f in fields]
+    return sql, [*params, pk]
 
 
 def answer_write(
@@ -46,19 +58,18 @@ def answer_write(
             next_trial.shown_at = next_trial.shown_at or now
         return
     parts, params = [], []
-    sql, args = _update_sql(
-        ParticipantSession, session.pk, {f: getattr(session, f) for f in fields}
-    )
+    sql, args = _update(ParticipantSession, session.pk, {f: getattr(session, f) for f in fields})
     parts.append(f"advanced AS ({sql})")
     params.extend(args)
     if next_trial is not None:
-        sql, args = _update_sql(Trial, next_trial.pk, {"shown_at": now}, Q(shown_at__isnull=True))
+        sql, args = _update(Trial, next_trial.pk, {"shown_at": now}, only_if_null="shown_at")
         parts.append(f"shown AS ({sql})")
         params.extend(args)
         next_trial.shown_at = next_trial.shown_at or now
-    sql, args = _insert_sql(response)
+    insert, insert_fields = _insert_statement()
+    params.extend(f.get_db_prep_save(f.pre_save(response, True), connection) for f in insert_fields)
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH {', '.join(parts)} {sql}", (*params, *args))
+        cursor.execute(f"WITH {', '.join(parts)} {insert}", params)
         response.pk = cursor.fetchone()[0]
     response._state.adding = False
     response._state.db = connection.alias
