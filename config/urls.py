@@ -11,18 +11,20 @@ from config.views import researcher_home
 from core.views import media
 
 api_v1 = [
-    path("", include("core.api.urls")),
     path("", include("studies.api.urls")),
+    path("", include("core.api.urls")),
     path("", include("annotation.api.urls")),
 ]
 
 urlpatterns = [
+    # The API first: participants' and annotators' requests are the most frequent, and
+    # URLs resolve in order (no other pattern starts with api/).
+    path("api/v1/", include((api_v1, "api"))),
     path("", include("core.urls")),
     path("researcher/", researcher_home, name="researcher-home"),
     path("studies/", include("studies.urls")),
     path("s/", include("studies.participant_urls")),
     path("annotation/", include("annotation.urls")),
-    path("api/v1/", include((api_v1, "api"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves Swagger UI's start-up code as a script file, and the Redoc
     # template loads nothing from other sites: both run under the site's CSP.

@@ -37,6 +37,7 @@ class _Compiled:
     start: int
     end: int
     populators: list
+    converters: dict
 
 
 class CompiledQuery:
@@ -73,6 +74,9 @@ class CompiledQuery:
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
         start, end = fields[0], fields[-1] + 1
+        columns = [column[0] for column in select[: compiler.col_count]]
+        if compiler.has_composite_fields(columns):
+            raise ValueError("composite fields are not supported")
         compiled = _Compiled(
             sql=sql,
             names=tuple(names),
@@ -83,6 +87,7 @@ class CompiledQuery:
             start=start,
             end=end,
             populators=get_related_populators(klass_info, select, alias),
+            converters=compiler.get_converters(columns),
         )
         self._by_alias[alias] = compiled
         return compiled
@@ -97,7 +102,9 @@ class CompiledQuery:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         instances = []
-        for row in compiled.compiler.results_iter([rows]):
+        if compiled.converters:
+            rows = compiled.compiler.apply_converters(rows, compiled.converters)
+        for row in rows:
             instance = compiled.model.from_db(
                 using, compiled.init_list, row[compiled.start : compiled.end]
             )

@@ -20,6 +20,53 @@ from studies.api import (
 LIBRARY_SET = "library/chart-sets/<slug:slug>/"
 
 urlpatterns = [
+    # The participant flow as JSON first: its requests are the most frequent, and URLs
+    # resolve in order.
+    path(
+        "participate/studies/<slug:slug>/",
+        participant.StudyPublicView.as_view(),
+        name="participate-study",
+    ),
+    path(
+        "participate/studies/<slug:slug>/sessions/",
+        participant.SessionStartView.as_view(),
+        name="participate-start",
+    ),
+    path(
+        "participate/studies/<slug:slug>/decline/",
+        participant.SessionDeclineView.as_view(),
+        name="participate-decline",
+    ),
+    path(
+        "participate/sessions/<str:token>/",
+        participant.SessionStateView.as_view(),
+        name="participate-session",
+    ),
+    path(
+        "participate/sessions/<str:token>/begin/",
+        participant.SessionBeginView.as_view(),
+        name="participate-begin",
+    ),
+    path(
+        "participate/sessions/<str:token>/trial/",
+        participant.CurrentTrialView.as_view(),
+        name="participate-trial",
+    ),
+    path(
+        "participate/sessions/<str:token>/responses/",
+        participant.ResponseSubmitView.as_view(),
+        name="participate-respond",
+    ),
+    path(
+        "participate/sessions/<str:token>/finish/",
+        participant.SessionFinishView.as_view(),
+        name="participate-finish",
+    ),
+    path(
+        "participate/sessions/<str:token>/withdraw/",
+        participant.SessionWithdrawView.as_view(),
+        name="participate-withdraw",
+    ),
     # Chart library
     path(
         "library/chart-sets/",
@@ -120,52 +167,6 @@ urlpatterns = [
         "studies/<slug:slug>/clear-test-sessions/",
         study.StudyTestSessionsClearView.as_view(),
         name="study-clear-tests",
-    ),
-    # The participant flow as JSON
-    path(
-        "participate/studies/<slug:slug>/",
-        participant.StudyPublicView.as_view(),
-        name="participate-study",
-    ),
-    path(
-        "participate/studies/<slug:slug>/sessions/",
-        participant.SessionStartView.as_view(),
-        name="participate-start",
-    ),
-    path(
-        "participate/studies/<slug:slug>/decline/",
-        participant.SessionDeclineView.as_view(),
-        name="participate-decline",
-    ),
-    path(
-        "participate/sessions/<str:token>/",
-        participant.SessionStateView.as_view(),
-        name="participate-session",
-    ),
-    path(
-        "participate/sessions/<str:token>/begin/",
-        participant.SessionBeginView.as_view(),
-        name="participate-begin",
-    ),
-    path(
-        "participate/sessions/<str:token>/trial/",
-        participant.CurrentTrialView.as_view(),
-        name="participate-trial",
-    ),
-    path(
-        "participate/sessions/<str:token>/responses/",
-        participant.ResponseSubmitView.as_view(),
-        name="participate-respond",
-    ),
-    path(
-        "participate/sessions/<str:token>/finish/",
-        participant.SessionFinishView.as_view(),
-        name="participate-finish",
-    ),
-    path(
-        "participate/sessions/<str:token>/withdraw/",
-        participant.SessionWithdrawView.as_view(),
-        name="participate-withdraw",
     ),
     # Results
     path(
