@@ -32,7 +32,7 @@ class StudySerializer(serializers.ModelSerializer):
             "debrief_text", "target_participants", "time_limit_minutes", "expected_minutes",
             "allowed_devices", "platform",
             "completion_code", "completion_url", "max_attention_failures",
-            "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete", "seed", "min_gap", "participant_link",
+            "min_seconds_per_trial", "min_trial_ms", "exclude_incomplete", "fast_answer_commit", "seed", "min_gap", "participant_link",
             "allowed_status_changes", "license", "citation", "stopping_rule", "stopping_half_width", "stopping_min_included",
             "stopping_max_included", "stopped_at", "stopped_reason", "stopped_detail",
         ]  # fmt: skip

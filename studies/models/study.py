@@ -136,6 +136,14 @@ class Study(models.Model):
     debrief_text = models.TextField(blank=True)
 
     # --- running it
+    fast_answer_commit = models.BooleanField(
+        default=False,
+        help_text="Confirm each answer before PostgreSQL has flushed it to disk "
+        "(synchronous_commit off for answers only). Answers are saved faster under heavy "
+        "load, and nothing is ever half-written; but if the database server itself crashes, "
+        "the answers of its last second or so can be lost, and their participants are not "
+        "asked again. Leave off unless that is acceptable for this study.",
+    )
     target_participants = models.PositiveIntegerField(
         null=True,
         blank=True,

@@ -169,7 +169,7 @@ SESSION_STUDY_FIELDS = tuple(
     for name in (
         "id", "title", "slug", "status", "platform", "completion_code", "completion_url",
         "time_limit_minutes", "expected_minutes", "keep_answers_on_withdrawal",
-        "instructions_video", "language", "translations",
+        "instructions_video", "language", "translations", "fast_answer_commit",
     )
 )  # fmt: skip
 TRIAL_FIELDS = (

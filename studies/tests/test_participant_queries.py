@@ -123,3 +123,33 @@ def test_answers_mark_the_next_trial_shown_and_pages_write_nothing(
     assert following.position == trial.position + 1
     assert following.shown_at is not None
     assert following.shown_at == trial.response.answered_at
+
+
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres  # a PostgreSQL setting
+@pytest.mark.parametrize("fast", [False, True])
+def test_fast_answer_commit_relaxes_only_the_answers_transaction(
+    session, fast, django_assert_num_queries
+):
+    # The test's own transaction is still open after the answer, so SET LOCAL shows.
+    session.study.fast_answer_commit = fast
+    session.study.save(update_fields=["fast_answer_commit"])
+    api = APIClient()
+    base = f"/api/v1/participate/sessions/{session.token}"
+    assert api.post(f"{base}/begin/").status_code == 200
+    assert _synchronous_commit() == "on"
+    trial = trial_current(session)
+    body = {"position": 0, "answer": answer_for(trial), "interactions": 2}
+    with django_assert_num_queries(API_SUBMIT):  # no statement more: it goes with the write
+        response = api.post(f"{base}/responses/", body, format="json")
+    assert response.status_code == 201
+    assert _synchronous_commit() == ("off" if fast else "on")
+    stored = session.responses.get()
+    assert stored.pk and stored.position == 0 and stored.raw_answer
+    session.refresh_from_db()
+    assert session.current_position == 1

@@ -96,6 +96,11 @@ def test_settings_are_saved_from_the_form(signed_in, researcher):
         2,
     )
     assert study.allows_phones and study.expected_minutes == 20
+    assert not study.fast_answer_commit  # only when the researcher ticks it
+    assert b"Faster answer saving" in form.content
+    assert signed_in.post(url, {**data, "fast_answer_commit": "on"}).status_code == 302
+    study.refresh_from_db()
+    assert study.fast_answer_commit
     bad = signed_in.post(url, {**data, "completion_url": "ftp://nope"})
     assert bad.status_code == 200 and "https://" in bad.content.decode()
 

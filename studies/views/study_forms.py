@@ -33,6 +33,7 @@ LABELS = {
     "min_trial_ms": "Minimum milliseconds on any trial",
     "exclude_incomplete": "Exclude incomplete sessions",
     "seed": "Order seed",
+    "fast_answer_commit": "Faster answer saving (accepting a small loss if the database crashes)",
     "min_gap": "Minimum gap between a pair's charts",
     "license": "Dataset license",
     "citation": "Citation",
@@ -73,6 +74,7 @@ GROUPS = [
     ),
     ("Stopping rule (see the planner)", list(setup.STOPPING_FIELDS)),
     ("Design", ["min_gap", "seed"]),
+    ("Performance", ["fast_answer_commit"]),
     ("Publishing the dataset", ["license", "citation"]),
 ]
 

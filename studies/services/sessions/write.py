@@ -68,8 +68,32 @@ def answer_write(
         next_trial.shown_at = next_trial.shown_at or now
     insert, insert_fields = _insert_statement()
     params.extend(f.get_db_prep_save(f.pre_save(response, True), connection) for f in insert_fields)
+    statement = f"WITH {', '.join(parts)} {insert}"
     with connection.cursor() as cursor:
-        cursor.execute(f"WITH {', '.join(parts)} {insert}", params)
+        if session.study.fast_answer_commit:
+            _relax_commit(cursor, statement, params)
+        else:
+            cursor.execute(statement, params)
         response.pk = cursor.fetchone()[0]
     response._state.adding = False
     response._state.db = connection.alias
+
+
+RELAX_COMMIT = "SET LOCAL synchronous_commit TO OFF"
+
+
+def _relax_commit(cursor, statement: str, params: list) -> None:
+    """Run ``statement`` in a transaction whose commit does not wait for the disk.
+
+    Only for studies whose researcher accepted it (``Study.fast_answer_commit``): the
+    commit returns before the WAL is flushed, so a crash of the database server (not of
+    a web process) can lose the last moments of answers, never half of one. ``SET
+    LOCAL`` ends with the transaction, so it is safe behind a transaction pooler. With
+    client-side binding (Django's default) it travels with the write in one round trip.
+    """
+    if connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
+        cursor.execute(RELAX_COMMIT)
+        cursor.execute(statement, params)
+        return
+    cursor.execute(f"{RELAX_COMMIT}; {statement}", params)
+    cursor.nextset()  # past the SET's empty result, to the insert's id

@@ -43,6 +43,7 @@ SETTINGS_FIELDS = (
     "min_seconds_per_trial",
     "min_trial_ms",
     "exclude_incomplete",
+    "fast_answer_commit",
     "seed",
     "min_gap",
     "license",
