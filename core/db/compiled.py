@@ -31,6 +31,7 @@ class _Compiled:
     sql: str
     names: tuple[str, ...]  # the value behind each placeholder, in order
     wrappers: tuple  # the type each is bound as, where the backend asks for one
+    constants: tuple  # the fixed value of a placeholder without a name
     compiler: object
     model: type
     init_list: list[str]
@@ -44,8 +45,10 @@ class CompiledQuery:
     """``build(**values)`` returns the queryset; ``samples`` are stand-in values, one per name.
 
     Each sample must be a plain ``str`` or ``int`` that appears nowhere else in the
-    query's parameters, so that the compiled parameters can be traced back to names.
-    Calling the object with real values (same names) returns the list of instances.
+    query's parameters, so that the compiled parameters can be traced back to names;
+    ``build`` must depend on its arguments alone (its other parameters are kept as
+    compiled). Calling the object with real values (same names) returns the list of
+    instances.
     """
 
     def __init__(self, build: Callable[..., QuerySet], **samples: str | int):
@@ -63,14 +66,18 @@ class CompiledQuery:
         compiler = queryset.query.get_compiler(using=alias)
         sql, params = compiler.as_sql()  # also fills compiler.select and klass_info
         by_value = {value: name for name, value in self._samples.items()}
-        names, wrappers = [], []
+        names, wrappers, constants = [], [], []
         for param in params:
-            if not isinstance(param, (str, int)) or param not in by_value:
-                raise ValueError(f"the compiled query has a parameter no sample gave: {param!r}")
-            names.append(by_value[param])
+            sampled = isinstance(param, (str, int)) and param in by_value
+            # A parameter no sample gave is a constant of the query's shape (the 1 of
+            # ``position = current_position + 1``): build() depends on its arguments alone.
+            names.append(by_value[param] if sampled else None)
+            constants.append(None if sampled else param)
             # PostgreSQL's backend binds integers as typed values (psycopg's Int4, an int
             # subclass); the real values are wrapped the same way.
             wrappers.append(None if type(param) in (str, int) else type(param))
+        if set(names) - {None} != set(self._samples):
+            raise ValueError("every sample must appear in the compiled query")
         select, klass_info = compiler.select, compiler.klass_info
         fields = klass_info["select_fields"]
         start, end = fields[0], fields[-1] + 1
@@ -81,6 +88,7 @@ class CompiledQuery:
             sql=sql,
             names=tuple(names),
             wrappers=tuple(wrappers),
+            constants=tuple(constants),
             compiler=compiler,
             model=klass_info["model"],
             init_list=[column[0].target.attname for column in select[start:end]],
@@ -95,8 +103,10 @@ class CompiledQuery:
     def __call__(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> list:
         compiled = self._by_alias.get(using) or self._compile(using)
         params = [
-            values[name] if wrap is None else wrap(values[name])
-            for name, wrap in zip(compiled.names, compiled.wrappers, strict=True)
+            constant if name is None else values[name] if wrap is None else wrap(values[name])
+            for name, wrap, constant in zip(
+                compiled.names, compiled.wrappers, compiled.constants, strict=True
+            )
         ]
         with connections[using].cursor() as cursor:
             cursor.execute(compiled.sql, params)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.db.compiled import CompiledQuery
 from core.models import User
 from studies import answer_types, answers, exclusion_rules
 from studies.models import (
@@ -228,19 +229,27 @@ def participant_trials_with_session():
     )
 
 
+def _current_trials(token: str):
+    here = F("session__current_position")
+    return (
+        participant_trials_with_session()
+        .filter(session__token=token)
+        .filter(Q(position=here) | Q(position=here + 1))
+        .order_by("position")
+    )
+
+
+# Compiled once: each trial page and first trial reads it (core/db/compiled.py).
+_CURRENT_TRIALS = CompiledQuery(_current_trials, token="\x1fsample-token")
+
+
 def trial_current_by_token(token: str) -> tuple[Trial | None, Trial | None]:
     """(the current trial, the one after it) with the session and study, in one query.
 
     (None, None) when the session is unknown or has no current trial (it is over):
     the caller then reads the session alone.
     """
-    here = F("session__current_position")
-    trials = list(
-        participant_trials_with_session()
-        .filter(session__token=token)
-        .filter(Q(position=here) | Q(position=here + 1))
-        .order_by("position")
-    )
+    trials = _CURRENT_TRIALS(token=token)
     if not trials:
         return None, None
     return trials[0], (trials[1] if len(trials) > 1 else None)

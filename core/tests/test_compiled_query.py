@@ -1,0 +1,78 @@
+"""A queryset compiled once gives what the ORM gives, with its related objects, for any values."""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import F
+
+from core.db.compiled import CompiledQuery
+from studies.models import Trial
+from studies.selectors.study import participant_trials_with_session
+from studies.tests.factories import make_study
+
+pytestmark = pytest.mark.django_db
+
+
+def trials_of(token, first, second):
+    return (
+        participant_trials_with_session()
+        .filter(session__token=token, position__in=(first, second))
+        .order_by("position")
+    )
+
+
+@pytest.fixture
+def sessions(researcher):
+    from studies.services.sessions import Identity, session_start
+
+    study = make_study(researcher, pairs=3)
+    return [
+        session_start(
+            study=study, identity=Identity("prolific", pid, {"PROLIFIC_PID": pid})
+        ).session
+        for pid in ("P1", "P2")
+    ]
+
+
+def fields(trial: Trial) -> tuple:
+    return (
+        trial.pk, trial.position, trial.kind, trial.item_order, trial.shown_at,
+        trial.chart_id, trial.chart and trial.chart.image.name,
+        trial.question and (trial.question.options, trial.question.answer_key),
+        trial.attention_check and trial.attention_check.options,
+        trial.session.token, trial.session.deadline, trial.session.study.slug,
+        trial.session.study.translations,
+    )  # fmt: skip
+
+
+def test_it_returns_what_the_orm_returns_for_every_value(sessions, django_assert_num_queries):
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    for session in sessions:
+        for first in range(session.trial_count):
+            expected = list(trials_of(session.token, first, first + 1))
+            with django_assert_num_queries(1):  # related objects come with it
+                got = compiled(token=session.token, first=first, second=first + 1)
+                assert [fields(t) for t in got] == [fields(t) for t in expected]
+    assert compiled(token="unknown", first=0, second=1) == []
+
+
+def test_constants_of_the_shape_are_kept(sessions):
+    def current(token):
+        here = F("session__current_position")
+        return participant_trials_with_session().filter(session__token=token, position=here + 2)
+
+    compiled = CompiledQuery(current, token="\x1fsample")
+    [trial] = compiled(token=sessions[0].token)
+    assert trial.position == 2
+
+
+def test_samples_must_be_distinct_plain_values_used_by_the_query():
+    with pytest.raises(ValueError):
+        CompiledQuery(trials_of, token="\x1fsample", first=1, second=1)
+    with pytest.raises(TypeError):
+        CompiledQuery(trials_of, token="\x1fsample", first=1.5, second=2)
+    unused = CompiledQuery(
+        lambda token, first, second: trials_of(token, 0, 1), token="t", first=7, second=8
+    )
+    with pytest.raises(ValueError, match="every sample"):
+        unused(token="x", first=0, second=1)
