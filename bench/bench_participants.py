@@ -93,6 +93,11 @@ def parse_args(argv=None):
         help="a classroom: every participant answers at the same tick, every this many "
         "seconds (replaces --think-ms; default 0 = off)",
     )
+    parser.add_argument(
+        "--fast-commit",
+        action="store_true",
+        help="turn on the study's fast answer commit (synchronous_commit off for answers)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
     return parser.parse_args(argv)
 
@@ -118,7 +123,7 @@ def png(color) -> bytes:
     return buffer.getvalue()
 
 
-def create_study(pairs: int):
+def create_study(pairs: int, *, fast_commit: bool = False):
     """A live study over a fresh chart set; returns (study, answer key per (kind, id))."""
     from django.core.files.base import ContentFile
 
@@ -176,7 +181,7 @@ def create_study(pairs: int):
     study = Study.objects.create(
         title=f"Bench study {tag}", slug=f"bench-study-{tag}", owner=owner, chart_set=chart_set,
         status=Study.Status.LIVE, platform="prolific", consent_text="ok", instructions_text="ok",
-        completion_code="BENCH", time_limit_minutes=120,
+        completion_code="BENCH", time_limit_minutes=120, fast_answer_commit=fast_commit,
     )  # fmt: skip
     for i, question in enumerate(chart_set.questions.order_by("id")):
         StudyPair.objects.create(study=study, question=question, position=i)
@@ -418,7 +423,7 @@ def main(argv=None) -> int:
     setup_django()
     from studies.models import ParticipantSession, Response
 
-    study = create_study(args.pairs)
+    study = create_study(args.pairs, fast_commit=args.fast_commit)
     if args.mode == "page":
         collect_static()
     port = free_port()

@@ -55,6 +55,8 @@ def print_report(
         f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
     )
     print(f"mode                {flow}")
+    if getattr(args, "fast_commit", False):
+        print("commit              fast answer commit (synchronous_commit off for answers)")
     print(f"pacing              {pacing(args)}; arrivals over {args.ramp_s:g} s")
     print(
         f"server              gunicorn {args.workers} workers x {args.threads} threads, "
