@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -241,7 +243,25 @@ class DocumentedAnswerField(AnswerField):
     pass
 
 
-class SubmitSerializer(serializers.Serializer):
+class FieldsBuiltOnce:
+    """A serializer whose declared fields are built once per class, not per instance.
+
+    DRF rebuilds every declared field for each serializer (a deep copy runs each field's
+    ``__init__`` again); for the answer, sent many times a second, that was most of its
+    validation's cost. Each instance binds shallow copies instead: the fields keep no
+    state of their own between validations (simple fields only, no nested serializers).
+    """
+
+    def get_fields(self):
+        cls = type(self)
+        built = cls.__dict__.get("_fields_built")
+        if built is None:
+            built = super().get_fields()
+            cls._fields_built = built
+        return {name: copy.copy(field) for name, field in built.items()}
+
+
+class SubmitSerializer(FieldsBuiltOnce, serializers.Serializer):
     position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
     answer = DocumentedAnswerField(
         # Each answer type says what its answer is (studies.answer_types).
