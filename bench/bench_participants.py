@@ -45,6 +45,8 @@ from bench.participants_server import (  # noqa: E402 - needs ROOT on the path w
     LOG_PATH,
     collect_static,
     free_port,
+    postgres_backend_cpu,
+    postgres_cpu_since,
     process_group_cpu,
     start_gunicorn,
     stop,
@@ -397,6 +399,7 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
     }
     # The warm-up's CPU is not the participants'.
     stats["cpu_before"] = process_group_cpu(server_pid)
+    stats["pg_before"] = postgres_backend_cpu()
     started = time.perf_counter()
     clock = make_clock(args, asyncio.get_running_loop().time())
     await asyncio.gather(
@@ -433,6 +436,7 @@ def main(argv=None) -> int:
         client_before = time.process_time()
         stats, wall = asyncio.run(run_participants(args, port, study.slug, server.pid))
         server_cpu = process_group_cpu(server.pid) - stats["cpu_before"]
+        postgres_cpu = postgres_cpu_since(stats["pg_before"])
         client_cpu = time.process_time() - client_before
     finally:
         stop(server)
@@ -448,6 +452,7 @@ def main(argv=None) -> int:
         host=urlsplit(url).hostname,
         load_before=load_before,
         server_cpu=server_cpu,
+        postgres_cpu=postgres_cpu,
         client_cpu=client_cpu,
         stored=stored,
         completed=completed,

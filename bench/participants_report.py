@@ -35,6 +35,7 @@ def print_report(
     load_before: float,
     server_cpu: float,
     client_cpu: float,
+    postgres_cpu: float | None = None,
     stored: int,
     completed: int,
 ) -> None:
@@ -86,6 +87,11 @@ def print_report(
         f"per answer (gunicorn only; this client {client_cpu:.1f} s, over {wall:.0f} s x "
         f"{os.cpu_count()} CPUs)"
     )
+    if postgres_cpu is not None:
+        print(
+            f"PostgreSQL CPU      {postgres_cpu:.1f} s: {postgres_cpu / max(submitted, 1) * 1000:.2f} ms "
+            "per answer (the bench database's backends)"
+        )
     print(
         f"answers             submitted {submitted}, stored {stored}, duplicates {stats['duplicates']}"
     )

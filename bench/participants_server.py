@@ -89,6 +89,35 @@ def process_group_cpu(pgid: int) -> float:
     return total
 
 
+def _process_cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_backend_cpu() -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend on the bench database, by pid.
+
+    The backends serving gunicorn's connections (this query's own excluded); read from
+    /proc, so only for a server on this machine.
+    """
+    import psycopg
+
+    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
+    return {pid: _process_cpu(pid) for (pid,) in rows}
+
+
+def postgres_cpu_since(before: dict[int, float]) -> float:
+    """CPU seconds the bench database's backends used since ``before`` (new ones in full)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in postgres_backend_cpu().items())
+
+
 def stop(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)

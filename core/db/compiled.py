@@ -25,6 +25,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 from django.db.models.query import get_related_populators
 
+from core.db.prepared import execute_prepared
+
 
 @dataclass(frozen=True)
 class _Compiled:
@@ -109,7 +111,7 @@ class CompiledQuery:
             )
         ]
         with connections[using].cursor() as cursor:
-            cursor.execute(compiled.sql, params)
+            execute_prepared(cursor, compiled.sql, params, alias=using)
             rows = cursor.fetchall()
         instances = []
         if compiled.converters:

@@ -17,6 +17,7 @@ from functools import cache
 
 from django.db import connection
 
+from core.db.prepared import execute_prepared
 from studies.models import ParticipantSession, Response, Trial
 
 
@@ -69,31 +70,17 @@ def answer_write(
     insert, insert_fields = _insert_statement()
     params.extend(f.get_db_prep_save(f.pre_save(response, True), connection) for f in insert_fields)
     statement = f"WITH {', '.join(parts)} {insert}"
+    relax = RELAX_COMMIT if session.study.fast_answer_commit else ""
     with connection.cursor() as cursor:
-        if session.study.fast_answer_commit:
-            _relax_commit(cursor, statement, params)
-        else:
-            cursor.execute(statement, params)
+        execute_prepared(cursor, statement, params, alias=connection.alias, before=relax)
         response.pk = cursor.fetchone()[0]
     response._state.adding = False
     response._state.db = connection.alias
 
 
+# Only for studies whose researcher accepted it (``Study.fast_answer_commit``): the commit
+# returns before the WAL is flushed, so a crash of the database server (not of a web
+# process) can lose the last moments of answers, never half of one. ``SET LOCAL`` ends
+# with the transaction, so it is safe behind a transaction pooler; it travels with the
+# write in one round trip.
 RELAX_COMMIT = "SET LOCAL synchronous_commit TO OFF"
-
-
-def _relax_commit(cursor, statement: str, params: list) -> None:
-    """Run ``statement`` in a transaction whose commit does not wait for the disk.
-
-    Only for studies whose researcher accepted it (``Study.fast_answer_commit``): the
-    commit returns before the WAL is flushed, so a crash of the database server (not of
-    a web process) can lose the last moments of answers, never half of one. ``SET
-    LOCAL`` ends with the transaction, so it is safe behind a transaction pooler. With
-    client-side binding (Django's default) it travels with the write in one round trip.
-    """
-    if connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"):
-        cursor.execute(RELAX_COMMIT)
-        cursor.execute(statement, params)
-        return
-    cursor.execute(f"{RELAX_COMMIT}; {statement}", params)
-    cursor.nextset()  # past the SET's empty result, to the insert's id
