@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cache
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import (
-    BooleanField,
     Count,
     Exists,
-    ExpressionWrapper,
-    F,
     OuterRef,
-    Q,
     Subquery,
 )
 from django.db.models.functions import Coalesce
@@ -39,14 +36,12 @@ from annotation.models import (
     Assignment,
     Item,
     Project,
-    ProjectMember,
     Qualification,
-    QualificationRound,
 )
-from annotation.selectors.overlap import wanting_items
+from annotation.selectors.overlap import wanting_items, wanting_sql
+from annotation.services import queue_sql as sql
 from annotation.services.quality import (
     QualityError,
-    control_candidates,
     control_tally,
     control_wanted,
     work_gate,
@@ -132,16 +127,10 @@ class Standing:
 
 def _membership_check(project: Project, annotator: User) -> bool:
     """Refuse non-members; returns whether the project has qualification rounds (same query)."""
-    rounds = Exists(QualificationRound.objects.filter(project=project))
-    found = (
-        ProjectMember.objects.filter(project=project, annotator=annotator)
-        .annotate(rounds=rounds)
-        .values_list("rounds", flat=True)
-        .first()
-    )
-    if found is None:
+    rounds = sql.membership(project.pk, annotator.pk)
+    if rounds is None:
         raise QueueError(_("You are not a member of this project."), status=404, code="not_found")
-    return bool(found)
+    return rounds
 
 
 def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
@@ -175,13 +164,7 @@ def _lease(
 ) -> Assignment | None:
     now = timezone.now()
     # One query finds this annotator's open lease (listed first) and leases past their time.
-    mine_first = ExpressionWrapper(Q(annotator=annotator), output_field=BooleanField())
-    open_rows = list(
-        Assignment.objects.filter(project=project, state=State.LEASED)
-        .filter(Q(annotator=annotator) | Q(expires_at__lte=now))
-        .order_by(mine_first.desc(), "expires_at")
-        .select_related("item")[:STALE_BATCH]
-    )
+    open_rows = sql.open_leases(project.pk, annotator.pk, now, STALE_BATCH)
     current = open_rows[0] if open_rows and open_rows[0].annotator_id == annotator.pk else None
     if current is not None and current.expires_at > now:
         current.project = project  # the serializer reads it; no query for it
@@ -216,11 +199,13 @@ def _lease(
         qualification=qualification,
         policy=standing.policy if standing else None,
     )
-    ordinary = _first_unlocked(_open_items(project, annotator))
+    ordinary = sql.first_open_item(
+        project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
+    )
     control = None
     if qualification is not None:
-        controls = control_candidates(project=project, annotator=annotator)
-        control = _first_unlocked(_ordered(controls, STRATEGY.control_order))
+        # The same rows as control_candidates (selectors.quality.unseen_controls).
+        control = sql.first_control(project.pk, annotator.pk, _order_sql(STRATEGY.control_order))
     choice = rules.choose(control_due=wants_control, ordinary=ordinary, control=control)
     item, is_control = choice.item, choice.control
     if item is None:
@@ -254,15 +239,16 @@ def _ordered(items, order):
     return items.order_by(*(_column(key) for key in order))
 
 
+@cache
+def _order_sql(order: tuple[rules.Key, ...]) -> str:
+    """A strategy's order as the ORDER BY of the hot queries (queue_sql.py)."""
+    return sql.order_by(order, COLUMNS)
+
+
 def _column(key: rules.Key) -> str:
     if key is rules.RANDOM:
         return "?"
     return f"-{COLUMNS[key.field]}" if key.descending else COLUMNS[key.field]
-
-
-def _first_unlocked(items) -> Item | None:
-    """Lock and return the first item nobody else is leasing right now."""
-    return items.select_for_update(skip_locked=True, of=("self",)).first()
 
 
 def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
@@ -273,7 +259,7 @@ def _lease_item(project: Project, annotator: User, item: Item, *, control: bool,
     ):
         # The locked row no longer wants a holder (settled since the query saw it).
         raise IntegrityError("item no longer wanted")
-    rows = list(Assignment.objects.filter(item=item))
+    rows = sql.item_assignments(item.pk)
     slot = rules.free_slot(
         per_item=overlap.ceiling,
         rows=[rules.SlotRow(row.slot, row.state in Assignment.HOLDING) for row in rows],
@@ -283,28 +269,20 @@ def _lease_item(project: Project, annotator: User, item: Item, *, control: bool,
         items_recount([item.pk])
         raise IntegrityError("no free slot")
     expires = now + project.lease_time
-    previous = next((row for row in rows if row.annotator_id == annotator.pk), None)
-    if previous is not None:
+    assignment = next((row for row in rows if row.annotator_id == annotator.pk), None)
+    if assignment is not None:
         # An earlier lease of theirs expired or was released: it comes back with its draft.
-        previous.state = State.LEASED
-        previous.slot = slot
-        previous.leased_at = now
-        previous.expires_at = expires
-        previous.finished_at = None
-        previous.save(update_fields=["state", "slot", "leased_at", "expires_at", "finished_at"])
-        assignment = previous
+        sql.lease_renew(assignment.pk, slot, now, expires)
     else:
-        assignment = Assignment.objects.create(
-            project=project,
-            item=item,
-            annotator=annotator,
-            slot=slot,
-            leased_at=now,
-            expires_at=expires,
-        )
+        pk = sql.lease_insert(project.pk, item.pk, annotator.pk, slot, now, expires)
+        assignment = sql.stored(Assignment(pk=pk, project_id=project.pk, item_id=item.pk,
+                                           annotator_id=annotator.pk))  # fmt: skip
+    assignment.state, assignment.slot = State.LEASED, slot
+    assignment.leased_at, assignment.expires_at, assignment.finished_at = now, expires, None
     # Counts holders on control items too, as items_recount does.
-    Item.objects.filter(pk=item.pk).update(filled_count=F("filled_count") + 1)
+    sql.item_filled_add(item.pk)
     item.filled_count += 1
+    assignment.project = project
     assignment.item = item
     return assignment
 

@@ -66,7 +66,7 @@ def assignment_submit_next(
         now = timezone.now()
         try:
             with transaction.atomic():
-                assignment = _locked_own(assignment_id, annotator, rounds=True)
+                assignment = _locked_own(assignment_id, annotator)
                 if not _still_leased(assignment, now):
                     break  # commits an expiry _still_leased wrote; answered below
                 return _store_and_lease(assignment, annotator, labels, active_seconds, now)
