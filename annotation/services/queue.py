@@ -117,20 +117,25 @@ class Standing:
 
     A submit that leases the next item knows the annotator is a member (they held
     a lease), whether the project has qualification rounds, and their locked
-    standing (``qualification``, None without one) with the project's policy.
+    standing (``qualification``, None without one) with the project's policy. A
+    plain next reads the same with its membership check (the standing unlocked,
+    as the work gate always read it).
     """
 
     rounds: bool | None
     qualification: Qualification | None
     policy: object | None = None
+    # Whether the submit saw leases past their time in the project (None: not looked).
+    stale: bool | None = None
 
 
-def _membership_check(project: Project, annotator: User) -> bool:
-    """Refuse non-members; returns whether the project has qualification rounds (same query)."""
-    rounds = sql.membership(project.pk, annotator.pk)
-    if rounds is None:
+def _membership_check(project: Project, annotator: User) -> Standing:
+    """Refuse non-members; returns their standing, read by the same query (unlocked)."""
+    found = sql.membership(project.pk, annotator.pk)
+    if found is None:
         raise QueueError(_("You are not a member of this project."), status=404, code="not_found")
-    return rounds
+    rounds, qualification, policy = found
+    return Standing(rounds=rounds, qualification=qualification, policy=policy)
 
 
 def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
@@ -163,8 +168,13 @@ def _lease(
     project: Project, annotator: User, standing: Standing | None = None
 ) -> Assignment | None:
     now = timezone.now()
-    # One query finds this annotator's open lease (listed first) and leases past their time.
-    open_rows = sql.open_leases(project.pk, annotator.pk, now, STALE_BATCH)
+    if standing is not None and standing.stale is False:
+        # The submit before this lease ended the annotator's one open lease in the
+        # project, and its locking read saw no lease past its time: nothing to look for.
+        open_rows = []
+    else:
+        # One query finds this annotator's open lease (listed first) and leases past their time.
+        open_rows = sql.open_leases(project.pk, annotator.pk, now, STALE_BATCH)
     current = open_rows[0] if open_rows and open_rows[0].annotator_id == annotator.pk else None
     if current is not None and current.expires_at > now:
         current.project = project  # the serializer reads it; no query for it
@@ -172,7 +182,8 @@ def _lease(
     rounds = standing.rounds if standing else None
     if current is None and standing is None:
         # Holding a lease proves membership; anyone else is checked before getting one.
-        rounds = _membership_check(project, annotator)
+        standing = _membership_check(project, annotator)
+        rounds = standing.rounds
     stale = [row.item_id for row in open_rows if row.expires_at <= now and row is not current]
     if stale:
         leases_expire(project=project, now=now, item_ids=stale)
@@ -215,9 +226,8 @@ def _lease(
             # annotator there is nothing left.
             raise IntegrityError("open items are being leased right now")
         return None
-    assignment = _lease_item(project, annotator, item, control=is_control, now=now)
-    control_tally(qualification=qualification, control=is_control)
-    return assignment
+    tally = control_tally(qualification=qualification, control=is_control)
+    return _lease_item(project, annotator, item, control=is_control, now=now, tally=tally)
 
 
 def _open_items(project: Project, annotator: User):
@@ -251,8 +261,10 @@ def _column(key: rules.Key) -> str:
     return f"-{COLUMNS[key.field]}" if key.descending else COLUMNS[key.field]
 
 
-def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
-    """Give ``annotator`` a slot on the locked ``item``."""
+def _lease_item(
+    project: Project, annotator: User, item: Item, *, control: bool, now, tally=None
+) -> Assignment:
+    """Give ``annotator`` a slot on the locked ``item``; ``tally``: control_tally's UPDATE."""
     overlap = project.overlap()
     if not control and not rules.wants_more(
         overlap, filled=item.filled_count, submitted=item.submitted_count, disputed=item.disputed
@@ -272,15 +284,17 @@ def _lease_item(project: Project, annotator: User, item: Item, *, control: bool,
     assignment = next((row for row in rows if row.annotator_id == annotator.pk), None)
     if assignment is not None:
         # An earlier lease of theirs expired or was released: it comes back with its draft.
-        sql.lease_renew(assignment.pk, slot, now, expires)
+        lease = sql.lease_renew(assignment.pk, slot, now, expires)
     else:
-        pk = sql.lease_insert(project.pk, item.pk, annotator.pk, slot, now, expires)
+        lease = sql.lease_insert(project.pk, item.pk, annotator.pk, slot, now, expires)
+    # Counts holders on control items too, as items_recount does.
+    writes = [lease, sql.item_filled_add(item.pk)] + ([tally] if tally else [])
+    pk, _ = sql.write_all(writes)
+    if assignment is None:
         assignment = sql.stored(Assignment(pk=pk, project_id=project.pk, item_id=item.pk,
                                            annotator_id=annotator.pk))  # fmt: skip
     assignment.state, assignment.slot = State.LEASED, slot
     assignment.leased_at, assignment.expires_at, assignment.finished_at = now, expires, None
-    # Counts holders on control items too, as items_recount does.
-    sql.item_filled_add(item.pk)
     item.filled_count += 1
     assignment.project = project
     assignment.item = item

@@ -28,6 +28,7 @@ from annotation.models import (
     QualificationRound,
     QualityPolicy,
 )
+from annotation.selectors.work import work_categories_from_json, work_categories_json_sql
 
 A = Assignment._meta.db_table
 I = Item._meta.db_table  # noqa: E741
@@ -132,9 +133,17 @@ def _own_assignment_sql(vendor: str) -> str:
     # Joins the project and item rows (never locked here: the item's lock is taken
     # by the statement before, as every queue write takes it first).
     rounds = f'EXISTS(SELECT 1 FROM "{ROUNDS}" r WHERE r."project_id" = a."project_id")'
+    # Whether any lease of the project is past its time (the partial index
+    # assignment_open_leases answers it), so a lease that follows looks for them only then.
+    stale = (
+        f'EXISTS(SELECT 1 FROM "{A}" s WHERE s."project_id" = a."project_id" '
+        f'AND s."state" = %s AND s."expires_at" <= %s)'
+    )
+    categories = work_categories_json_sql('a."project_id"') or "NULL"
     return (
         f"SELECT {columns(Assignment, 'a')}, {columns(Project, 'p')}, {columns(Item, 'i')}, "
-        f'{rounds} FROM "{A}" a INNER JOIN "{P}" p ON p."id" = a."project_id" '
+        f'{rounds}, {stale}, {categories} FROM "{A}" a '
+        f'INNER JOIN "{P}" p ON p."id" = a."project_id" '
         f'INNER JOIN "{I}" i ON i."id" = a."item_id" WHERE a."id" = %s' + locking("a")
     )
 
@@ -145,16 +154,40 @@ def own_item_lock(assignment_id: int, annotator_id: int) -> int | None:
     return rows[0][0] if rows else None
 
 
-def own_assignment_lock(assignment_id: int) -> Assignment:
-    """The assignment, locked, with its project and item, and ``project_rounds``."""
-    (row,) = fetch(_own_assignment_sql(connection.vendor), [assignment_id])
+def own_assignment_lock(assignment_id: int, now) -> Assignment:
+    """The assignment, locked, with its project and item, ``project_rounds``, ``stale_leases``
+    (whether the project has leases past their time at ``now``) and ``work_categories``
+    (the project's, as selectors.work_categories gives them; None where not read here)."""
+    (row,) = fetch(_own_assignment_sql(connection.vendor), [State.LEASED, when(now), assignment_id])
     assignment = build(Assignment, row)
     at = width(Assignment)
     assignment.project = build(Project, row, at)
     at += width(Project)
     assignment.item = build(Item, row, at)
     assignment.project_rounds = bool(row[at + width(Item)])
+    assignment.stale_leases = bool(row[at + width(Item) + 1])
+    assignment.work_categories = (
+        None
+        if connection.vendor != "postgresql"
+        else work_categories_from_json(row[at + width(Item) + 2], assignment.project)
+    )
     return assignment
+
+
+def project_by_slug(slug: str) -> Project | None:
+    """The project a next-item URL names (read on every such request)."""
+    rows = fetch(f'SELECT {columns(Project, "p")} FROM "{P}" p WHERE p."slug" = %s', [slug])
+    return build(Project, rows[0]) if rows else None
+
+
+def assignment_language(assignment_id) -> str | None:
+    """The language of the project of the assignment a submit's URL names."""
+    rows = fetch(
+        f'SELECT p."language" FROM "{P}" p INNER JOIN "{A}" a ON a."project_id" = p."id" '
+        f'WHERE a."id" = %s',
+        [assignment_id],
+    )
+    return rows[0][0] if rows else None
 
 
 # --- leasing ---------------------------------------------------------------------------------
@@ -185,14 +218,29 @@ def open_leases(project_id: int, annotator_id: int, now, limit: int) -> list[Ass
     return found
 
 
-def membership(project_id: int, annotator_id: int) -> bool | None:
-    """None for a non-member; else whether the project has qualification rounds."""
-    rows = fetch(
-        f'SELECT EXISTS(SELECT 1 FROM "{ROUNDS}" r WHERE r."project_id" = m."project_id") '
-        f'FROM "{MEMBERS}" m WHERE m."project_id" = %s AND m."annotator_id" = %s',
-        [project_id, annotator_id],
+@cache
+def _membership_sql(vendor: str) -> str:
+    return (
+        f'SELECT EXISTS(SELECT 1 FROM "{ROUNDS}" r WHERE r."project_id" = m."project_id"), '
+        f"{columns(Qualification, 'q')}, {columns(QualityPolicy, 'qp')} "
+        f'FROM "{MEMBERS}" m LEFT OUTER JOIN "{QUALIFICATIONS}" q '
+        f'ON q."project_id" = m."project_id" AND q."annotator_id" = m."annotator_id" '
+        f'LEFT OUTER JOIN "{POLICIES}" qp ON qp."project_id" = m."project_id" '
+        f'WHERE m."project_id" = %s AND m."annotator_id" = %s'
     )
-    return bool(rows[0][0]) if rows else None
+
+
+def membership(project_id: int, annotator_id: int):
+    """None for a non-member; else (whether the project has qualification rounds, the
+    annotator's Qualification or None, the project's QualityPolicy or None), unlocked."""
+    rows = fetch(_membership_sql(connection.vendor), [project_id, annotator_id])
+    if not rows:
+        return None
+    row = rows[0]
+    qualification = build(Qualification, row, 1) if row[1] is not None else None
+    at = 1 + width(Qualification)
+    policy = build(QualityPolicy, row, at) if row[at] is not None else None
+    return bool(row[0]), qualification, policy
 
 
 def order_by(order, fields: dict[str, str]) -> str:
@@ -265,36 +313,36 @@ def item_assignments(item_id: int) -> list[Assignment]:
     return [build(Assignment, row) for row in fetch(_slots_sql(connection.vendor), [item_id])]
 
 
-def lease_insert(project_id, item_id, annotator_id, slot, now, expires) -> int:
-    """A new lease row; its id."""
-    rows = fetch(
+def lease_insert(project_id, item_id, annotator_id, slot, now, expires) -> tuple[str, list]:
+    """A new lease row (returns its id)."""
+    return (
         f'INSERT INTO "{A}" ("project_id", "item_id", "annotator_id", "state", "slot", '
         f'"leased_at", "expires_at", "finished_at", "draft", "draft_saved_at", '
         f'"active_seconds", "skip_reason") VALUES (%s, %s, %s, %s, %s, %s, %s, NULL, NULL, '
         f"NULL, 0.0, '') RETURNING \"id\"",
         [project_id, item_id, annotator_id, State.LEASED, slot, when(now), when(expires)],
     )
-    return rows[0][0]
 
 
-def lease_renew(assignment_id: int, slot: int, now, expires) -> None:
+def lease_renew(assignment_id: int, slot: int, now, expires) -> tuple[str, list]:
     """An earlier lease of the annotator's on this item leased again (its draft kept)."""
-    execute(
+    return (
         f'UPDATE "{A}" SET "state" = %s, "slot" = %s, "leased_at" = %s, "expires_at" = %s, '
-        f'"finished_at" = NULL WHERE "id" = %s',
+        f'"finished_at" = NULL WHERE "id" = %s RETURNING "id"',
         [State.LEASED, slot, when(now), when(expires), assignment_id],
     )
 
 
-def item_filled_add(item_id: int) -> None:
-    execute(f'UPDATE "{I}" SET "filled_count" = "filled_count" + 1 WHERE "id" = %s', [item_id])
+def item_filled_add(item_id: int) -> tuple[str, list]:
+    return f'UPDATE "{I}" SET "filled_count" = "filled_count" + 1 WHERE "id" = %s', [item_id]
 
 
 # --- storing a label set ---------------------------------------------------------------------
 
 
-def label_set_insert(assignment, annotator_id: int, labels, active: float, now) -> int:
-    rows = fetch(
+def label_set_insert(assignment, annotator_id: int, labels, active: float, now):
+    """The label set's row (returns its id)."""
+    return (
         'INSERT INTO "annotation_labelset" ("assignment_id", "project_id", "item_id", '
         '"annotator_id", "labels", "active_seconds", "submitted_at") '
         'VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING "id"',
@@ -308,21 +356,59 @@ def label_set_insert(assignment, annotator_id: int, labels, active: float, now) 
             when(now),
         ],
     )
-    return rows[0][0]
 
 
-def assignment_submitted(assignment_id: int, active: float, now) -> None:
-    execute(
+def assignment_submitted(assignment_id: int, active: float, now) -> tuple[str, list]:
+    return (
         f'UPDATE "{A}" SET "state" = %s, "finished_at" = %s, "active_seconds" = %s, '
         f'"draft" = NULL WHERE "id" = %s',
         [State.SUBMITTED, when(now), active, assignment_id],
     )
 
 
-def item_submitted_add(item_id: int) -> None:
-    execute(
-        f'UPDATE "{I}" SET "submitted_count" = "submitted_count" + 1 WHERE "id" = %s', [item_id]
+def item_submitted_add(item_id: int) -> tuple[str, list]:
+    return (
+        f'UPDATE "{I}" SET "submitted_count" = "submitted_count" + 1 WHERE "id" = %s',
+        [item_id],
     )
+
+
+def write_all(writes, read=None) -> tuple[int | None, tuple | None]:
+    """Run ``writes`` ((sql, params), the first may return an id) and then ``read`` (a SELECT).
+
+    Returns (the first write's id, the read's first row or None). PostgreSQL
+    runs them all as one statement (data-modifying WITH): one round trip and one
+    parse where there were several. The writes touch rows the transaction has
+    already locked, so running them together changes nothing but the cost. On
+    SQLite, which has no data-modifying WITH, they run one after another.
+    """
+    if connection.vendor != "postgresql":
+        pk = row = None
+        for number, (sql, params) in enumerate(writes):
+            if number == 0 and "RETURNING" in sql:
+                pk = fetch(sql, params)[0][0]
+            else:
+                execute(sql, params)
+        if read is not None:
+            rows = fetch(*read)
+            row = rows[0] if rows else None
+        return pk, row
+    parts, params = [], []
+    for number, (sql, values) in enumerate(writes):
+        parts.append(f"w{number} AS ({sql})")
+        params += values
+    first = '(SELECT "id" FROM w0)' if "RETURNING" in writes[0][0] else "NULL"
+    if read is None:
+        rows = fetch(f"WITH {', '.join(parts)} SELECT {first}", params)
+        return rows[0][0], None
+    parts.append(f"r AS ({read[0]})")
+    params += read[1]
+    rows = fetch(
+        f"WITH {', '.join(parts)} SELECT {first}, r.* FROM (SELECT 1) one LEFT JOIN r ON TRUE",
+        params,
+    )
+    row = rows[0]
+    return row[0], (row[1:] if row[1] is not None else None)
 
 
 # --- the annotator's standing (services/quality/controls.py) ---------------------------------
@@ -339,13 +425,16 @@ def _standing_sql(vendor: str) -> str:
     )
 
 
-def standing_lock(project_id: int, annotator_id: int, item_id: int):
+def standing_read(project_id: int, annotator_id: int, item_id: int) -> tuple[str, list]:
+    """The SELECT that locks the annotator's standing and reads it, the policy and any gold."""
+    return _standing_sql(connection.vendor), [item_id, project_id, annotator_id]
+
+
+def standing_from(row):
     """(the annotator's locked Qualification or None, the project's QualityPolicy or None,
-    the item's gold labels or None)."""
-    rows = fetch(_standing_sql(connection.vendor), [item_id, project_id, annotator_id])
-    if not rows:
+    the item's gold labels or None) from ``standing_read``'s row (None: no standing)."""
+    if row is None:
         return None, None, None
-    row = rows[0]
     qualification = build(Qualification, row)
     at = width(Qualification)
     policy = build(QualityPolicy, row, at) if row[at] is not None else None
@@ -353,12 +442,23 @@ def standing_lock(project_id: int, annotator_id: int, item_id: int):
     return qualification, policy, None if gold is None else convert(GoldItem, "labels", gold)
 
 
-def standing_save(qualification, fields) -> None:
-    """Write ``fields`` of the annotator's locked ``qualification``."""
+def standing_lock(project_id: int, annotator_id: int, item_id: int):
+    """``standing_from`` of ``standing_read``, on its own."""
+    rows = fetch(*standing_read(project_id, annotator_id, item_id))
+    return standing_from(rows[0] if rows else None)
+
+
+def standing_update(qualification, fields) -> tuple[str, list]:
+    """The UPDATE of ``fields`` of the annotator's locked ``qualification``."""
     names = [Qualification._meta.get_field(name) for name in fields]
     assignments = ", ".join(f'"{field.column}" = %s' for field in names)
     values = [field.get_db_prep_save(getattr(qualification, field.attname), connection)
               for field in names]  # fmt: skip
-    execute(
-        f'UPDATE "{QUALIFICATIONS}" SET {assignments} WHERE "id" = %s', [*values, qualification.pk]
+    return (
+        f'UPDATE "{QUALIFICATIONS}" SET {assignments} WHERE "id" = %s',
+        [*values, qualification.pk],
     )
+
+
+def standing_save(qualification, fields) -> None:
+    execute(*standing_update(qualification, fields))

@@ -46,15 +46,16 @@ def _ended_message(assignment: Assignment) -> str:
     return _("Your lease on this item expired and the item went back to the pool.")
 
 
-def _locked_own(assignment_id: int, annotator: User) -> Assignment:
+def _locked_own(assignment_id: int, annotator: User, now) -> Assignment:
     """The annotator's assignment, its item locked first, then the assignment.
 
-    It comes with its project and item, and ``project_rounds`` (whether the
-    project has qualification rounds), which the work gate of a following lease needs.
+    It comes with its project and item, and what a following lease needs:
+    ``project_rounds`` (whether the project has qualification rounds, for the
+    work gate) and ``stale_leases`` (whether any lease is past its time at ``now``).
     """
     if sql.own_item_lock(assignment_id, annotator.pk) is None:
         raise QueueError(_("No such item is assigned to you."), status=404, code="not_found")
-    return sql.own_assignment_lock(assignment_id)
+    return sql.own_assignment_lock(assignment_id, now)
 
 
 def _expire_now(assignment: Assignment, now) -> None:
@@ -81,7 +82,7 @@ def assignment_draft_save(
     """Keep the labels the annotator has so far, so a reload or another device resumes them."""
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             assignment.draft = assignment.item.labels_clean(labels, keys)
@@ -96,7 +97,16 @@ def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys
     """Write the label set of the locked, still leased ``assignment``; returns it and the standing."""
     cleaned = assignment.item.labels_clean(labels, keys)
     active = _active(assignment, active_seconds, now)
-    pk = sql.label_set_insert(assignment, annotator.pk, cleaned, active, now)
+    # One statement on PostgreSQL: the label set, the assignment and the item's
+    # count written, and the annotator's standing locked and read for control_record.
+    pk, standing_row = sql.write_all(
+        [
+            sql.label_set_insert(assignment, annotator.pk, cleaned, active, now),
+            sql.assignment_submitted(assignment.pk, active, now),
+            sql.item_submitted_add(assignment.item_id),
+        ],
+        read=sql.standing_read(assignment.project_id, annotator.pk, assignment.item_id),
+    )
     label_set = sql.stored(LabelSet(
         pk=pk,
         assignment_id=assignment.pk,
@@ -107,13 +117,16 @@ def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys
         active_seconds=active,
         submitted_at=now,
     ))  # fmt: skip
-    sql.assignment_submitted(assignment.pk, active, now)
-    sql.item_submitted_add(assignment.item_id)
     # Under the same lock as the count: the queue reads both in one filter.
     item_dispute_update(project=assignment.project, item_id=assignment.item_id, keys=keys)
     # Scores the label set against gold if the item is a control (the label set
     # is kept; selectors.quality leaves it out of the data).
-    standing = control_record(label_set=label_set, keys=keys, project=assignment.project)
+    standing = control_record(
+        label_set=label_set,
+        keys=keys,
+        project=assignment.project,
+        standing=sql.standing_from(standing_row),
+    )
     report_labels_arrived(project_id=assignment.project_id)
     return label_set, standing
 
@@ -124,7 +137,7 @@ def assignment_submit(
     """Store the annotator's label set; the first submit of an assignment is the one kept."""
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             label_set, _ = _store(assignment, annotator, labels, active_seconds, keys, now)
@@ -141,7 +154,7 @@ def assignment_skip(*, assignment_id: int, annotator: User, reason: str) -> Assi
         raise ValidationError({"reason": [f"Keep the reason under {MAX_SKIP_REASON} characters."]})
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if assignment.state in (State.SUBMITTED, State.SKIPPED):
             raise QueueError(_ended_message(assignment))
         assignment.state = State.SKIPPED

@@ -104,16 +104,21 @@ def control_candidates(*, project: Project, annotator):
     return unseen_controls(project=project, annotator=annotator)
 
 
-def control_tally(*, qualification: Qualification | None, control: bool) -> None:
-    """Count a leased item towards the control rate: one UPDATE, whichever kind it was."""
-    if qualification is not None:
-        qualification.items_taken += 1
-        qualification.controls_given += control
-        queue_sql.standing_save(qualification, ("items_taken", "controls_given"))
+def control_tally(*, qualification: Qualification | None, control: bool):
+    """Count a leased item towards the control rate: one UPDATE, whichever kind it was.
+
+    Returns that UPDATE as (sql, params), for the lease to write with its own
+    rows in one statement (queue_sql.write_all); None without a standing.
+    """
+    if qualification is None:
+        return None
+    qualification.items_taken += 1
+    qualification.controls_given += control
+    return queue_sql.standing_update(qualification, ("items_taken", "controls_given"))
 
 
 def control_record(
-    *, label_set: LabelSet, keys: list[str], project: Project | None = None
+    *, label_set: LabelSet, keys: list[str], project: Project | None = None, standing=None
 ) -> Qualification | None:
     """Score a submitted label set if its item is a control; may pause the annotator.
 
@@ -122,13 +127,16 @@ def control_record(
     of the standing (only its values differ), so a submit's response time does
     not tell a control apart (bench/bench_controls.py). ``keys`` are the
     project's category keys, which the submit has already read, ``project`` the
-    label set's project if the caller has it. Returns the annotator's locked,
-    updated standing (None without one), which a submit that leases the next
-    item reuses for the work gate.
+    label set's project if the caller has it, ``standing`` what
+    queue_sql.standing_from gave if the caller has locked and read it with its
+    own writes. Returns the annotator's locked, updated standing (None without
+    one), which a submit that leases the next item reuses for the work gate.
     """
-    qualification, policy, gold = queue_sql.standing_lock(
-        label_set.project_id, label_set.annotator_id, label_set.item_id
-    )
+    if standing is None:
+        standing = queue_sql.standing_lock(
+            label_set.project_id, label_set.annotator_id, label_set.item_id
+        )
+    qualification, policy, gold = standing
     if qualification is None:
         return None
     if project is None or project.pk != qualification.project_id:
