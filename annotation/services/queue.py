@@ -271,7 +271,7 @@ def _lease_item(
     ):
         # The locked row no longer wants a holder (settled since the query saw it).
         raise IntegrityError("item no longer wanted")
-    rows = sql.item_assignments(item.pk)
+    rows = sql.lease_rows(item)
     slot = rules.free_slot(
         per_item=overlap.ceiling,
         rows=[rules.SlotRow(row.slot, row.state in Assignment.HOLDING) for row in rows],

@@ -272,17 +272,48 @@ def _open_item_sql(vendor: str, wanting: str, order: str) -> str:
     )
 
 
+def _with_assignments(picking: str) -> str:
+    """``picking`` (one Item row, locked) followed by the item's assignments, one row each."""
+    return (
+        f"WITH picked AS ({picking}) SELECT picked.*, {columns(Assignment, 'a')} "
+        f'FROM picked LEFT OUTER JOIN "{A}" a ON a."item_id" = picked."id"'
+    )
+
+
+def _picked(rows) -> Item | None:
+    """The item of ``_with_assignments``' rows, its assignments as ``seen_assignments``.
+
+    They are read as the statement began, which may be before another request
+    that held the item committed: ``lease_rows`` reads them again when they do not
+    add up to the locked item's count.
+    """
+    if not rows:
+        return None
+    item = build(Item, rows[0])
+    at = width(Item)
+    item.seen_assignments = [build(Assignment, row, at) for row in rows if row[at] is not None]
+    return item
+
+
+def lease_rows(item: Item) -> list[Assignment]:
+    """The assignments of the locked ``item``, as of its lock."""
+    rows = getattr(item, "seen_assignments", None)
+    if rows is None or sum(row.state in Assignment.HOLDING for row in rows) != item.filled_count:
+        rows = item_assignments(item.pk)
+    return rows
+
+
 def first_open_item(project_id: int, annotator_id: int, wanting, order: str) -> Item | None:
-    """Lock and return the first open item nobody else leases now.
+    """Lock and return the first open item nobody else leases now, with its assignments.
 
     ``wanting``: (sql, params) of selectors.overlap.wanting_sql; ``order``: ``order_by``'s.
     """
     sql, params = wanting
     rows = fetch(
-        _open_item_sql(connection.vendor, sql, order),
+        _with_assignments(_open_item_sql(connection.vendor, sql, order)),
         [project_id, *params, annotator_id, *Assignment.FINAL],
     )
-    return build(Item, rows[0]) if rows else None
+    return _picked(rows)
 
 
 @cache
@@ -299,9 +330,12 @@ def _control_sql(vendor: str, order: str) -> str:
 
 
 def first_control(project_id: int, annotator_id: int, order: str) -> Item | None:
-    """Lock and return a control item this annotator never had (selectors.quality.unseen_controls)."""
-    rows = fetch(_control_sql(connection.vendor, order), [project_id, annotator_id])
-    return build(Item, rows[0]) if rows else None
+    """Lock and return a control item this annotator never had (selectors.quality.unseen_controls),
+    with its assignments, as ``first_open_item`` does."""
+    rows = fetch(
+        _with_assignments(_control_sql(connection.vendor, order)), [project_id, annotator_id]
+    )
+    return _picked(rows)
 
 
 @cache
