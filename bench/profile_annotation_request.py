@@ -3,7 +3,8 @@
 Runs Django's test client against a PostgreSQL database (DATABASE_URL, migrated and seeded
 here: a project with --items items, one annotator) with production settings (DEBUG off),
 so the figure is the web process's own CPU per item without gunicorn or a load generator
-sharing the cores. With --profile it prints the top functions by cumulative time.
+sharing the cores. With --profile it prints the top functions by cumulative time; with
+--sql the statements of one submit with next, as the database receives them.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom_NAME \
         python bench/profile_annotation_request.py --items 400 [--profile]
@@ -29,6 +30,9 @@ def parse_args():
     parser.add_argument("--items", type=int, default=400, help="items to submit (400)")
     parser.add_argument("--profile", action="store_true", help="print the cProfile top 40")
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative)")
+    parser.add_argument(
+        "--sql", action="store_true", help="print the statements of one submit with next"
+    )
     return parser.parse_args()
 
 
@@ -95,6 +99,16 @@ def run(client, slug: str, items: int, headers: dict) -> tuple[int, float, float
     return done, time.process_time() - cpu, time.perf_counter() - wall
 
 
+def print_statements(client, slug: str, headers: dict) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        run(client, slug, 1, headers)
+    for number, query in enumerate(captured.captured_queries, 1):
+        print(f"{number:2d}. {query['sql']}\n")
+
+
 def main() -> int:
     args = parse_args()
     setup_django()
@@ -104,6 +118,8 @@ def main() -> int:
     headers = {"HTTP_AUTHORIZATION": f"Token {key}", "HTTP_ACCEPT": "application/json"}
     client = Client()
     run(client, slug, 20, headers)  # warm up: imports, URL resolver, caches
+    if args.sql:
+        print_statements(client, slug, headers)
     profiler = cProfile.Profile() if args.profile else None
     if profiler:
         profiler.enable()

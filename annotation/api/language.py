@@ -3,8 +3,8 @@ the labelling page shows (a lease that ran out, a round already answered) read l
 
 from django.utils import translation
 
-from annotation.languages import project_language
 from annotation.models import Project
+from annotation.services import queue_sql
 
 
 class ProjectLanguageMixin:
@@ -13,6 +13,8 @@ class ProjectLanguageMixin:
     A URL with a slug reads the project's row itself and keeps it as ``self.project``
     (None when there is no such project) for the view, so that the language costs
     the view no statement of its own: the next-item request is made for every item.
+    Both reads are the queue's hand-written SQL (services/queue_sql.py), as the
+    submit with next is made for every item too.
     """
 
     project: Project | None = None
@@ -20,10 +22,12 @@ class ProjectLanguageMixin:
     def dispatch(self, request, *args, **kwargs):
         slug = kwargs.get("slug")
         if slug is not None:
-            self.project = Project.objects.filter(slug=slug).first()
+            self.project = queue_sql.project_by_slug(slug)
             language = self.project.language if self.project is not None else None
+        elif kwargs.get("pk") is not None:
+            language = queue_sql.assignment_language(kwargs["pk"])
         else:
-            language = project_language(assignment_id=kwargs.get("pk"))
+            language = None
         if not language:
             return super().dispatch(request, *args, **kwargs)
         with translation.override(language):

@@ -28,6 +28,21 @@ def wanting_items(overlap: rules.Overlap) -> Q:
     return wanting
 
 
+def wanting_sql(overlap: rules.Overlap, alias: str = "i") -> tuple[str, list]:
+    """``wanting_items`` as an SQL condition on Item rows aliased ``alias`` (the queue's hot query).
+
+    test_queue_query_counts.py checks that both forms pick the same items.
+    """
+    sql, params = f'{alias}."filled_count" < %s', [overlap.floor]
+    if overlap.adaptive:
+        sql += (
+            f' OR ({alias}."disputed" AND {alias}."filled_count" = {alias}."submitted_count"'
+            f' AND {alias}."filled_count" < %s)'
+        )
+        params.append(overlap.k_max)
+    return sql, params
+
+
 def growing_items(overlap: rules.Overlap) -> Q:
     """Items an annotator may still get: ``wanting_items`` plus disputed items waiting on a lease."""
     growing = Q(filled_count__lt=overlap.floor)

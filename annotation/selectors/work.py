@@ -6,6 +6,7 @@ the annotator-facing views only read through them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -54,6 +55,28 @@ def _work_categories_sql(attnames) -> str:
     order = ", ".join(quote(name) for name in ("position", "id"))
     table = quote(Category._meta.db_table)
     return f"SELECT {columns} FROM {table} WHERE {quote('project_id')} = %s ORDER BY {order}"
+
+
+def work_categories_json_sql(project_column: str) -> str | None:
+    """``work_categories``' rows as one JSON text, a column for a statement that reads the
+    project anyway (the submit's lock), so they cost no statement of their own; PostgreSQL
+    only (None elsewhere). ``project_column``: the SQL of the project's id there."""
+    if connection.vendor != "postgresql":
+        return None
+    attnames = _work_category_attnames()
+    values = ", ".join(f'c."{Category._meta.get_field(name).column}"' for name in attnames)
+    return (
+        f'(SELECT json_agg(json_build_array({values}) ORDER BY c."position", c."id")::text '
+        f'FROM "{Category._meta.db_table}" c WHERE c."project_id" = {project_column})'
+    )
+
+
+def work_categories_from_json(text: str | None, project: Project) -> list[Category]:
+    """What ``work_categories`` gives, from the column ``work_categories_json_sql`` read."""
+    attnames = _work_category_attnames()
+    rows = json.loads(text) if text else []
+    categories = [Category.from_db(connection.alias, attnames, row) for row in rows]
+    return show_in(categories, CATEGORY_TEXTS, project.language)
 
 
 def _from_row(attnames, row) -> Category:

@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cache
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import (
-    BooleanField,
     Count,
     Exists,
-    ExpressionWrapper,
-    F,
     OuterRef,
-    Q,
     Subquery,
 )
 from django.db.models.functions import Coalesce
@@ -39,14 +36,12 @@ from annotation.models import (
     Assignment,
     Item,
     Project,
-    ProjectMember,
     Qualification,
-    QualificationRound,
 )
-from annotation.selectors.overlap import wanting_items
+from annotation.selectors.overlap import wanting_items, wanting_sql
+from annotation.services import queue_sql as sql
 from annotation.services.quality import (
     QualityError,
-    control_candidates,
     control_tally,
     control_wanted,
     work_gate,
@@ -122,26 +117,25 @@ class Standing:
 
     A submit that leases the next item knows the annotator is a member (they held
     a lease), whether the project has qualification rounds, and their locked
-    standing (``qualification``, None without one) with the project's policy.
+    standing (``qualification``, None without one) with the project's policy. A
+    plain next reads the same with its membership check (the standing unlocked,
+    as the work gate always read it).
     """
 
     rounds: bool | None
     qualification: Qualification | None
     policy: object | None = None
+    # Whether the submit saw leases past their time in the project (None: not looked).
+    stale: bool | None = None
 
 
-def _membership_check(project: Project, annotator: User) -> bool:
-    """Refuse non-members; returns whether the project has qualification rounds (same query)."""
-    rounds = Exists(QualificationRound.objects.filter(project=project))
-    found = (
-        ProjectMember.objects.filter(project=project, annotator=annotator)
-        .annotate(rounds=rounds)
-        .values_list("rounds", flat=True)
-        .first()
-    )
+def _membership_check(project: Project, annotator: User) -> Standing:
+    """Refuse non-members; returns their standing, read by the same query (unlocked)."""
+    found = sql.membership(project.pk, annotator.pk)
     if found is None:
         raise QueueError(_("You are not a member of this project."), status=404, code="not_found")
-    return bool(found)
+    rounds, qualification, policy = found
+    return Standing(rounds=rounds, qualification=qualification, policy=policy)
 
 
 def assignment_next(*, project: Project, annotator: User) -> Assignment | None:
@@ -174,14 +168,13 @@ def _lease(
     project: Project, annotator: User, standing: Standing | None = None
 ) -> Assignment | None:
     now = timezone.now()
-    # One query finds this annotator's open lease (listed first) and leases past their time.
-    mine_first = ExpressionWrapper(Q(annotator=annotator), output_field=BooleanField())
-    open_rows = list(
-        Assignment.objects.filter(project=project, state=State.LEASED)
-        .filter(Q(annotator=annotator) | Q(expires_at__lte=now))
-        .order_by(mine_first.desc(), "expires_at")
-        .select_related("item")[:STALE_BATCH]
-    )
+    if standing is not None and standing.stale is False:
+        # The submit before this lease ended the annotator's one open lease in the
+        # project, and its locking read saw no lease past its time: nothing to look for.
+        open_rows = []
+    else:
+        # One query finds this annotator's open lease (listed first) and leases past their time.
+        open_rows = sql.open_leases(project.pk, annotator.pk, now, STALE_BATCH)
     current = open_rows[0] if open_rows and open_rows[0].annotator_id == annotator.pk else None
     if current is not None and current.expires_at > now:
         current.project = project  # the serializer reads it; no query for it
@@ -189,7 +182,8 @@ def _lease(
     rounds = standing.rounds if standing else None
     if current is None and standing is None:
         # Holding a lease proves membership; anyone else is checked before getting one.
-        rounds = _membership_check(project, annotator)
+        standing = _membership_check(project, annotator)
+        rounds = standing.rounds
     stale = [row.item_id for row in open_rows if row.expires_at <= now and row is not current]
     if stale:
         leases_expire(project=project, now=now, item_ids=stale)
@@ -216,11 +210,13 @@ def _lease(
         qualification=qualification,
         policy=standing.policy if standing else None,
     )
-    ordinary = _first_unlocked(_open_items(project, annotator))
+    ordinary = sql.first_open_item(
+        project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
+    )
     control = None
     if qualification is not None:
-        controls = control_candidates(project=project, annotator=annotator)
-        control = _first_unlocked(_ordered(controls, STRATEGY.control_order))
+        # The same rows as control_candidates (selectors.quality.unseen_controls).
+        control = sql.first_control(project.pk, annotator.pk, _order_sql(STRATEGY.control_order))
     choice = rules.choose(control_due=wants_control, ordinary=ordinary, control=control)
     item, is_control = choice.item, choice.control
     if item is None:
@@ -230,9 +226,8 @@ def _lease(
             # annotator there is nothing left.
             raise IntegrityError("open items are being leased right now")
         return None
-    assignment = _lease_item(project, annotator, item, control=is_control, now=now)
-    control_tally(qualification=qualification, control=is_control)
-    return assignment
+    tally = control_tally(qualification=qualification, control=is_control)
+    return _lease_item(project, annotator, item, control=is_control, now=now, tally=tally)
 
 
 def _open_items(project: Project, annotator: User):
@@ -254,26 +249,29 @@ def _ordered(items, order):
     return items.order_by(*(_column(key) for key in order))
 
 
+@cache
+def _order_sql(order: tuple[rules.Key, ...]) -> str:
+    """A strategy's order as the ORDER BY of the hot queries (queue_sql.py)."""
+    return sql.order_by(order, COLUMNS)
+
+
 def _column(key: rules.Key) -> str:
     if key is rules.RANDOM:
         return "?"
     return f"-{COLUMNS[key.field]}" if key.descending else COLUMNS[key.field]
 
 
-def _first_unlocked(items) -> Item | None:
-    """Lock and return the first item nobody else is leasing right now."""
-    return items.select_for_update(skip_locked=True, of=("self",)).first()
-
-
-def _lease_item(project: Project, annotator: User, item: Item, *, control: bool, now) -> Assignment:
-    """Give ``annotator`` a slot on the locked ``item``."""
+def _lease_item(
+    project: Project, annotator: User, item: Item, *, control: bool, now, tally=None
+) -> Assignment:
+    """Give ``annotator`` a slot on the locked ``item``; ``tally``: control_tally's UPDATE."""
     overlap = project.overlap()
     if not control and not rules.wants_more(
         overlap, filled=item.filled_count, submitted=item.submitted_count, disputed=item.disputed
     ):
         # The locked row no longer wants a holder (settled since the query saw it).
         raise IntegrityError("item no longer wanted")
-    rows = list(Assignment.objects.filter(item=item))
+    rows = sql.lease_rows(item)
     slot = rules.free_slot(
         per_item=overlap.ceiling,
         rows=[rules.SlotRow(row.slot, row.state in Assignment.HOLDING) for row in rows],
@@ -283,28 +281,22 @@ def _lease_item(project: Project, annotator: User, item: Item, *, control: bool,
         items_recount([item.pk])
         raise IntegrityError("no free slot")
     expires = now + project.lease_time
-    previous = next((row for row in rows if row.annotator_id == annotator.pk), None)
-    if previous is not None:
+    assignment = next((row for row in rows if row.annotator_id == annotator.pk), None)
+    if assignment is not None:
         # An earlier lease of theirs expired or was released: it comes back with its draft.
-        previous.state = State.LEASED
-        previous.slot = slot
-        previous.leased_at = now
-        previous.expires_at = expires
-        previous.finished_at = None
-        previous.save(update_fields=["state", "slot", "leased_at", "expires_at", "finished_at"])
-        assignment = previous
+        lease = sql.lease_renew(assignment.pk, slot, now, expires)
     else:
-        assignment = Assignment.objects.create(
-            project=project,
-            item=item,
-            annotator=annotator,
-            slot=slot,
-            leased_at=now,
-            expires_at=expires,
-        )
+        lease = sql.lease_insert(project.pk, item.pk, annotator.pk, slot, now, expires)
     # Counts holders on control items too, as items_recount does.
-    Item.objects.filter(pk=item.pk).update(filled_count=F("filled_count") + 1)
+    writes = [lease, sql.item_filled_add(item.pk)] + ([tally] if tally else [])
+    pk, _ = sql.write_all(writes)
+    if assignment is None:
+        assignment = sql.stored(Assignment(pk=pk, project_id=project.pk, item_id=item.pk,
+                                           annotator_id=annotator.pk))  # fmt: skip
+    assignment.state, assignment.slot = State.LEASED, slot
+    assignment.leased_at, assignment.expires_at, assignment.finished_at = now, expires, None
     item.filled_count += 1
+    assignment.project = project
     assignment.item = item
     return assignment
 

@@ -66,7 +66,7 @@ def assignment_submit_next(
         now = timezone.now()
         try:
             with transaction.atomic():
-                assignment = _locked_own(assignment_id, annotator, rounds=True)
+                assignment = _locked_own(assignment_id, annotator, now)
                 if not _still_leased(assignment, now):
                     break  # commits an expiry _still_leased wrote; answered below
                 return _store_and_lease(assignment, annotator, labels, active_seconds, now)
@@ -86,13 +86,16 @@ def assignment_submit_next(
 
 def _store_and_lease(assignment, annotator, labels, active_seconds, now) -> Submitted:
     project = assignment.project
-    categories = work_categories(project)
+    categories = assignment.work_categories
+    if categories is None:  # not read with the lock (SQLite)
+        categories = work_categories(project)
     keys = [category.key for category in categories]
     label_set, qualification = _store(assignment, annotator, labels, active_seconds, keys, now)
     standing = Standing(
         rounds=assignment.project_rounds,
         qualification=qualification,
         policy=getattr(qualification.project, "quality", None) if qualification else None,
+        stale=assignment.stale_leases,
     )
     try:
         lease = assignment_lease(project=project, annotator=annotator, standing=standing)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, Item, LabelSet, QualificationRound
+from annotation.models import Assignment, LabelSet
+from annotation.services import queue_sql as sql
 from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
 from annotation.services.queue import QueueError, items_recount
@@ -46,26 +46,16 @@ def _ended_message(assignment: Assignment) -> str:
     return _("Your lease on this item expired and the item went back to the pool.")
 
 
-def _locked_own(assignment_id: int, annotator: User, *, rounds: bool = False) -> Assignment:
+def _locked_own(assignment_id: int, annotator: User, now) -> Assignment:
     """The annotator's assignment, its item locked first, then the assignment.
 
-    ``rounds``: also read whether the project has qualification rounds (as
-    ``project_rounds``), which the work gate of a following lease needs.
+    It comes with its project and item, and what a following lease needs:
+    ``project_rounds`` (whether the project has qualification rounds, for the
+    work gate) and ``stale_leases`` (whether any lease is past its time at ``now``).
     """
-    item_id = (
-        Item.objects.filter(assignments__pk=assignment_id, assignments__annotator=annotator)
-        .select_for_update(of=("self",))
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if item_id is None:
+    if sql.own_item_lock(assignment_id, annotator.pk) is None:
         raise QueueError(_("No such item is assigned to you."), status=404, code="not_found")
-    locked = Assignment.objects.select_for_update(of=("self",)).select_related("project", "item")
-    if rounds:
-        locked = locked.annotate(
-            project_rounds=Exists(QualificationRound.objects.filter(project=OuterRef("project")))
-        )
-    return locked.get(pk=assignment_id)
+    return sql.own_assignment_lock(assignment_id, now)
 
 
 def _expire_now(assignment: Assignment, now) -> None:
@@ -92,7 +82,7 @@ def assignment_draft_save(
     """Keep the labels the annotator has so far, so a reload or another device resumes them."""
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             assignment.draft = assignment.item.labels_clean(labels, keys)
@@ -107,24 +97,36 @@ def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys
     """Write the label set of the locked, still leased ``assignment``; returns it and the standing."""
     cleaned = assignment.item.labels_clean(labels, keys)
     active = _active(assignment, active_seconds, now)
-    label_set = LabelSet.objects.create(
-        assignment=assignment,
+    # One statement on PostgreSQL: the label set, the assignment and the item's
+    # count written, and the annotator's standing locked and read for control_record.
+    pk, standing_row = sql.write_all(
+        [
+            sql.label_set_insert(assignment, annotator.pk, cleaned, active, now),
+            sql.assignment_submitted(assignment.pk, active, now),
+            sql.item_submitted_add(assignment.item_id),
+        ],
+        read=sql.standing_read(assignment.project_id, annotator.pk, assignment.item_id),
+    )
+    label_set = sql.stored(LabelSet(
+        pk=pk,
+        assignment_id=assignment.pk,
         project_id=assignment.project_id,
         item_id=assignment.item_id,
-        annotator=annotator,
+        annotator_id=annotator.pk,
         labels=cleaned,
         active_seconds=active,
         submitted_at=now,
-    )
-    Assignment.objects.filter(pk=assignment.pk).update(
-        state=State.SUBMITTED, finished_at=now, active_seconds=active, draft=None
-    )
-    Item.objects.filter(pk=assignment.item_id).update(submitted_count=F("submitted_count") + 1)
+    ))  # fmt: skip
     # Under the same lock as the count: the queue reads both in one filter.
     item_dispute_update(project=assignment.project, item_id=assignment.item_id, keys=keys)
     # Scores the label set against gold if the item is a control (the label set
     # is kept; selectors.quality leaves it out of the data).
-    standing = control_record(label_set=label_set, keys=keys)
+    standing = control_record(
+        label_set=label_set,
+        keys=keys,
+        project=assignment.project,
+        standing=sql.standing_from(standing_row),
+    )
     report_labels_arrived(project_id=assignment.project_id)
     return label_set, standing
 
@@ -135,7 +137,7 @@ def assignment_submit(
     """Store the annotator's label set; the first submit of an assignment is the one kept."""
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if _still_leased(assignment, now):
             keys = assignment.project.category_keys()
             label_set, _ = _store(assignment, annotator, labels, active_seconds, keys, now)
@@ -152,7 +154,7 @@ def assignment_skip(*, assignment_id: int, annotator: User, reason: str) -> Assi
         raise ValidationError({"reason": [f"Keep the reason under {MAX_SKIP_REASON} characters."]})
     now = timezone.now()
     with transaction.atomic():
-        assignment = _locked_own(assignment_id, annotator)
+        assignment = _locked_own(assignment_id, annotator, now)
         if assignment.state in (State.SUBMITTED, State.SKIPPED):
             raise QueueError(_ended_message(assignment))
         assignment.state = State.SKIPPED

@@ -1,20 +1,26 @@
-"""The queue's ORM adapter applies the pure strategy's order exactly, and its index follows it."""
+"""The queue's adapter applies the pure strategy's order and overlap rule exactly (its ORM
+querysets and its hand-written SQL alike), and its index follows the order."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from django.db import connection
 
 from annotation.assignment.strategy import (
+    ADAPTIVE,
     CANDIDATE_FIELDS,
     DEFAULT,
+    FIXED,
     Candidate,
     Key,
+    Overlap,
     Strategy,
     sort_candidates,
 )
 from annotation.models import Item
+from annotation.selectors.overlap import wanting_items, wanting_sql
 from annotation.services import assignment_next
 from annotation.services import queue as queue_module
 
@@ -75,3 +81,32 @@ def test_a_new_strategy_changes_what_the_queue_leases(project, make_items, membe
     monkeypatch.setattr(queue_module, "STRATEGY", emptiest)
     (anna,) = members(1)
     assert assignment_next(project=project, annotator=anna).item_id == expected.pk
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("policy", [FIXED, ADAPTIVE])
+def test_the_hand_written_filter_picks_the_items_the_orm_rule_picks(project, make_items, policy):
+    """The queue's hot query spells the overlap rule in SQL (wanting_sql): the same items."""
+    rng = random.Random(9)
+    for item in make_items(project, 60):
+        filled = rng.randint(0, 5)
+        Item.objects.filter(pk=item.pk).update(
+            filled_count=filled,
+            submitted_count=rng.choice([filled, rng.randint(0, filled)]),
+            disputed=rng.random() < 0.5,
+        )
+    overlap = Overlap(policy=policy, k=3, k_min=2, k_max=4)
+    by_rule = set(
+        Item.objects.filter(project=project)
+        .filter(wanting_items(overlap))
+        .values_list("pk", flat=True)
+    )
+    condition, params = wanting_sql(overlap)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT i."id" FROM "annotation_item" i WHERE i."project_id" = %s AND ({condition})',
+            [project.pk, *params],
+        )
+        by_sql = {row[0] for row in cursor.fetchall()}
+    assert 0 < len(by_sql) < 60
+    assert by_sql == by_rule

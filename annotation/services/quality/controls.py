@@ -10,20 +10,19 @@ from __future__ import annotations
 import random
 
 from django.db import transaction
-from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from annotation.assignment.strategy import control_due
 from annotation.models import (
-    GoldItem,
     LabelSet,
     Project,
     Qualification,
     QualificationRound,
 )
 from annotation.selectors.quality import unseen_controls
+from annotation.services import queue_sql
 from annotation.services.quality.common import QualityError, policy_for
 from annotation.services.quality.scoring import score_labels
 from core.services.audit import audit_record
@@ -105,41 +104,49 @@ def control_candidates(*, project: Project, annotator):
     return unseen_controls(project=project, annotator=annotator)
 
 
-def control_tally(*, qualification: Qualification | None, control: bool) -> None:
-    """Count a leased item towards the control rate: one UPDATE, whichever kind it was."""
-    if qualification is not None:
-        Qualification.objects.filter(pk=qualification.pk).update(
-            items_taken=qualification.items_taken + 1,
-            controls_given=qualification.controls_given + control,
-        )
+def control_tally(*, qualification: Qualification | None, control: bool):
+    """Count a leased item towards the control rate: one UPDATE, whichever kind it was.
+
+    Returns that UPDATE as (sql, params), for the lease to write with its own
+    rows in one statement (queue_sql.write_all); None without a standing.
+    """
+    if qualification is None:
+        return None
+    qualification.items_taken += 1
+    qualification.controls_given += control
+    return queue_sql.standing_update(qualification, ("items_taken", "controls_given"))
 
 
-def control_record(*, label_set: LabelSet, keys: list[str]) -> Qualification | None:
+def control_record(
+    *, label_set: LabelSet, keys: list[str], project: Project | None = None, standing=None
+) -> Qualification | None:
     """Score a submitted label set if its item is a control; may pause the annotator.
 
     Ordinary items run the very same statements: one read (the annotator's
     standing, locked, with the item's gold labels if it has any) and one UPDATE
     of the standing (only its values differ), so a submit's response time does
     not tell a control apart (bench/bench_controls.py). ``keys`` are the
-    project's category keys, which the submit has already read. Returns the
-    annotator's locked, updated standing (None without one), which a submit
-    that leases the next item reuses for the work gate.
+    project's category keys, which the submit has already read, ``project`` the
+    label set's project if the caller has it, ``standing`` what
+    queue_sql.standing_from gave if the caller has locked and read it with its
+    own writes. Returns the annotator's locked, updated standing (None without
+    one), which a submit that leases the next item reuses for the work gate.
     """
-    gold = GoldItem.objects.filter(item_id=label_set.item_id).values("labels")[:1]
-    # The annotator's row is read only when this label set pauses them (for the audit log).
-    qualification = (
-        Qualification.objects.select_for_update(of=("self",))
-        .select_related("project__quality")
-        .annotate(gold_labels=Subquery(gold))
-        .filter(project_id=label_set.project_id, annotator_id=label_set.annotator_id)
-        .first()
-    )
+    if standing is None:
+        standing = queue_sql.standing_lock(
+            label_set.project_id, label_set.annotator_id, label_set.item_id
+        )
+    qualification, policy, gold = standing
     if qualification is None:
         return None
-    project = qualification.project
-    policy = getattr(project, "quality", None) or policy_for(project)
-    if qualification.gold_labels is not None:
-        value = score_labels(label_set.labels, qualification.gold_labels, keys)
+    if project is None or project.pk != qualification.project_id:
+        project = Project.objects.get(pk=qualification.project_id)
+    qualification.project = project
+    if policy is None:
+        policy = policy_for(project)
+    project.quality = policy
+    if gold is not None:
+        value = score_labels(label_set.labels, gold, keys)
         qualification.controls_done += 1
         qualification.control_score_sum += value.value(policy.control_rule)
     _pause_if_below(qualification, policy, actor=None)
@@ -182,7 +189,7 @@ def _pause_if_below(qualification: Qualification, policy, *, actor) -> None:
             },
         )
     qualification.updated_at = timezone.now()
-    qualification.save(update_fields=fields)
+    queue_sql.standing_save(qualification, fields)
 
 
 def qualification_recount(*, qualification_id: int, actor, keys: list[str] | None = None):
