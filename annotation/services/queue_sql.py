@@ -29,6 +29,7 @@ from annotation.models import (
     QualityPolicy,
 )
 from annotation.selectors.work import work_categories_from_json, work_categories_json_sql
+from core.db.prepared import execute_prepared
 
 A = Assignment._meta.db_table
 I = Item._meta.db_table  # noqa: E741
@@ -105,15 +106,17 @@ def as_json(value):
     return None if value is None else connection.ops.adapt_json_value(value, None)
 
 
+# Both prepare each statement once per PostgreSQL connection (core/db/prepared.py): these
+# run on every annotator request, and planning them cost PostgreSQL more than running them.
 def fetch(sql: str, params) -> list[tuple]:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        execute_prepared(cursor, sql, params, alias=connection.alias)
         return cursor.fetchall()
 
 
 def execute(sql: str, params) -> int:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        execute_prepared(cursor, sql, params, alias=connection.alias)
         return cursor.rowcount
 
 

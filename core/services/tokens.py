@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from core.db.compiled import CompiledQuery
 from core.models import ApiToken, User
 
 # Touching last_used_at on every request would turn each API read into a write;
@@ -38,13 +39,21 @@ def api_token_revoke(*, user: User, token_id: int) -> bool:
     return updated == 1
 
 
-def api_token_authenticate(*, key: str) -> ApiToken | None:
-    token = (
+# Compiled once: read on every API request an annotator or a script makes (core/db/compiled.py).
+_ACTIVE_BY_HASH = CompiledQuery(
+    lambda key_hash: (
         ApiToken.objects.active()
         .select_related("user")
-        .filter(key_hash=ApiToken.hash_key(key))
-        .first()
-    )
+        .filter(key_hash=key_hash)
+        .order_by("pk")[:1]
+    ),
+    key_hash="\x1fsample-hash",
+)
+
+
+def api_token_authenticate(*, key: str) -> ApiToken | None:
+    found = _ACTIVE_BY_HASH(key_hash=ApiToken.hash_key(key))
+    token = found[0] if found else None
     if token is None or not token.user.is_active:
         return None
     now = timezone.now()
