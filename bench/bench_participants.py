@@ -96,6 +96,13 @@ def parse_args(argv=None):
         "seconds (replaces --think-ms; default 0 = off)",
     )
     parser.add_argument(
+        "--worker-class",
+        choices=("gthread", "sync"),
+        default="gthread",
+        help="gunicorn's worker class (default gthread, the Procfile's: keep-alive connections; "
+        "sync: one connection at a time, closed after each response)",
+    )
+    parser.add_argument(
         "--fast-commit",
         action="store_true",
         help="turn on the study's fast answer commit (synchronous_commit off for answers)",
@@ -430,7 +437,7 @@ def main(argv=None) -> int:
     if args.mode == "page":
         collect_static()
     port = free_port()
-    server = start_gunicorn(port, args.workers, args.threads)
+    server = start_gunicorn(port, args.workers, args.threads, args.worker_class)
     load_before = os.getloadavg()[0]
     try:
         client_before = time.process_time()

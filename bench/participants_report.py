@@ -26,6 +26,12 @@ def pacing(args) -> str:
     return "closed loop, no think time"
 
 
+def workers_of(args) -> str:
+    if getattr(args, "worker_class", "gthread") == "sync":
+        return "sync workers"
+    return f"gthread workers x {args.threads} threads"
+
+
 def print_report(
     args,
     stats: dict,
@@ -60,7 +66,7 @@ def print_report(
         print("commit              fast answer commit (synchronous_commit off for answers)")
     print(f"pacing              {pacing(args)}; arrivals over {args.ramp_s:g} s")
     print(
-        f"server              gunicorn {args.workers} workers x {args.threads} threads, "
+        f"server              gunicorn {args.workers} {workers_of(args)}, "
         f"PostgreSQL at {host}; {os.cpu_count()} CPUs"
     )
     print(f"wall time           {wall:.1f} s")

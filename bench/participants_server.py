@@ -42,15 +42,18 @@ def collect_static() -> None:
     )  # fmt: skip
 
 
-def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen:
+def start_gunicorn(
+    port: int, workers: int, threads: int, worker_class: str = "gthread"
+) -> subprocess.Popen:
     env = server_env()
     gunicorn = Path(sys.executable).with_name("gunicorn")
     command = [
         str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",
-        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", "gthread",
-        "--threads", str(threads), "--keep-alive", "30", "--backlog", "2048",
-        "--log-level", "warning",
+        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
+        "--backlog", "2048", "--log-level", "warning",
     ]  # fmt: skip
+    if worker_class == "gthread":  # sync workers have one thread and close each connection
+        command += ["--threads", str(threads), "--keep-alive", "30"]
     # Request logs (the warm-up's deliberate 404s, 4xx warnings) go to a file, not the report.
     LOG_PATH.parent.mkdir(exist_ok=True)
     with open(LOG_PATH, "w") as log:
