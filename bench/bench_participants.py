@@ -443,7 +443,7 @@ def main(argv=None) -> int:
         client_before = time.process_time()
         stats, wall = asyncio.run(run_participants(args, port, study.slug, server.pid))
         server_cpu = process_group_cpu(server.pid) - stats["cpu_before"]
-        postgres_cpu = postgres_cpu_since(stats["pg_before"])
+        postgres_cpu, stats["pg_ended"] = postgres_cpu_since(stats["pg_before"])
         client_cpu = time.process_time() - client_before
     finally:
         stop(server)

@@ -116,9 +116,12 @@ def postgres_backend_cpu() -> dict[int, float]:
     return {pid: _process_cpu(pid) for (pid,) in rows}
 
 
-def postgres_cpu_since(before: dict[int, float]) -> float:
-    """CPU seconds the bench database's backends used since ``before`` (new ones in full)."""
-    return sum(cpu - before.get(pid, 0.0) for pid, cpu in postgres_backend_cpu().items())
+def postgres_cpu_since(before: dict[int, float]) -> tuple[float, int]:
+    """CPU seconds the bench database's backends used since ``before`` (new ones in full),
+    and how many of ``before`` have ended since (their CPU is not counted)."""
+    now = postgres_backend_cpu()
+    used = sum(cpu - before.get(pid, 0.0) for pid, cpu in now.items())
+    return used, len(set(before) - set(now))
 
 
 def stop(proc: subprocess.Popen) -> None:
