@@ -48,7 +48,10 @@ def parse_args():
     parser.add_argument("--annotators", type=int, default=50, help="concurrent annotators (50)")
     parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (4)")
     parser.add_argument(
-        "--threads", type=int, default=1, help="threads per gunicorn worker; >1 uses gthread (1)"
+        "--threads",
+        type=int,
+        default=1,
+        help="threads per gunicorn gthread worker, as the Procfile (1)",
     )
     parser.add_argument(
         "--think",
@@ -166,7 +169,7 @@ def start_gunicorn(args, env, port) -> subprocess.Popen:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
          "--workers", str(args.workers), "--threads", str(args.threads),
-         "--worker-class", "gthread" if args.threads > 1 else "sync",
+         "--worker-class", "gthread",
          "--keep-alive", "30", "--timeout", "60", "--backlog", "2048",
          "--access-logfile", str(ACCESS_LOG), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
