@@ -13,21 +13,24 @@ plan is generic or per value).
 Not behind a transaction pooler (a statement prepared on one server connection is
 unknown on the next) and not with ``server_side_binding`` (psycopg then prepares on its
 own): there the statement is simply executed. A prepared statement outlives a rolled-back
-transaction, so the bookkeeping only has to forget a connection whose statement failed:
-from then on that connection executes plainly.
+transaction, so the bookkeeping only has to forget a connection whose statement failed;
+its later statements are prepared again under new names.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import weakref
 
 from django.db import connections
 
-# Per psycopg connection: the names prepared on it, or None once one of its statements
-# failed (whether its PREPARE took effect is then unknown).
+# Per psycopg connection: the prefix of its statement names and the names prepared on it.
+# After a failure it is forgotten, and the connection's next statements get a new prefix
+# (whether the failed PREPARE took effect is unknown, so its name is never sent again).
 _prepared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_prefixes = itertools.count(1)
 _PLACEHOLDER = re.compile(r"%([%s])")
 
 
@@ -66,14 +69,16 @@ def execute_prepared(cursor, sql: str, params, *, alias: str = "default", before
         cursor.execute(before)  # one statement per call there
         before = ""
     statements = [before] if before else []
-    raw = connections[alias].connection if _can_prepare(alias) else None
-    prepared = _prepared.get(raw, set()) if raw is not None else None
-    if prepared is None:
-        statements.append(sql)
-        _run(cursor, statements, params)
+    if not _can_prepare(alias):
+        _run(cursor, [*statements, sql], params)
         return
-    name = "chartroom_" + hashlib.sha1(sql.encode()).hexdigest()[:16]
-    first = name not in prepared
+    raw = connections[alias].connection
+    state = _prepared.get(raw)
+    if state is None:
+        state = _prepared[raw] = (f"chartroom_{next(_prefixes)}_", set())
+    prefix, names = state
+    name = prefix + hashlib.sha1(sql.encode()).hexdigest()[:16]
+    first = name not in names
     if first:
         statements.append(f"PREPARE {name} AS {_numbered(sql)}")
     placeholders = ", ".join("%s" for _ in params)
@@ -81,11 +86,10 @@ def execute_prepared(cursor, sql: str, params, *, alias: str = "default", before
     try:
         _run(cursor, statements, params)
     except Exception:
-        _prepared[raw] = None
+        _prepared.pop(raw, None)
         raise
     if first:
-        prepared.add(name)
-        _prepared[raw] = prepared
+        names.add(name)
 
 
 def _run(cursor, statements: list[str], params) -> None:

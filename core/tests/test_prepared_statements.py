@@ -6,7 +6,6 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from core.db import prepared
 from core.db.prepared import _numbered, execute_prepared
 
 SQL = "SELECT %s::int + 1, '100%%' || %s::text"
@@ -50,12 +49,13 @@ def test_a_statement_before_travels_in_the_same_round_trip():
 
 @pytest.mark.postgres
 @pytest.mark.django_db
-def test_after_a_failure_the_connection_executes_plainly():
+def test_after_a_failure_the_connection_prepares_under_new_names():
+    sql = "SELECT 1 / %s::int /* after a failure */"
     with pytest.raises(DatabaseError), transaction.atomic():
-        run("SELECT 1 / %s::int", [0])  # division by zero, whether or not PREPARE took effect
-    rows, sent = run("SELECT 1 / %s::int", [1])
-    assert rows == [(1,)] and sent == "SELECT 1 / 1::int"
-    prepared._prepared.pop(connection.connection, None)  # later tests prepare again
+        run(sql, [0])  # division by zero, once PREPARE has taken effect
+    rows, sent = run(sql, [1])  # the same statement: prepared again, no name clash
+    assert rows == [(1,)] and sent.startswith("PREPARE chartroom_")
+    assert run(sql, [1])[1].startswith("EXECUTE chartroom_")
 
 
 @pytest.mark.django_db
