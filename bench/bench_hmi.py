@@ -163,7 +163,8 @@ def fill(study, participants: int, seed: int) -> int:
             "id, study_id, token, number, is_pilot, is_preview, status, platform, external_id, "
             'platform_params, order_seed, "order", trial_count, current_position, '
             "attention_failures, answers_deleted, created_at, consented_at, "
-            "instructions_done_at, deadline, completed_at, ended_at, debriefed_at, user_agent"
+            "instructions_done_at, deadline, completed_at, ended_at, debriefed_at, user_agent, "
+            "language"
         )
         with raw.copy(f"COPY studies_participantsession ({session_cols}) FROM STDIN") as copy:
             for i in range(participants):
@@ -173,7 +174,7 @@ def fill(study, participants: int, seed: int) -> int:
                     "completed", "prolific", f"BENCH{i:06d}", Jsonb({}), seed + i, Jsonb([]),
                     n_trials, n_trials, 1 if rng.random() < 0.05 else 0, False, start, start,
                     start, start + timedelta(hours=1), start + timedelta(minutes=20), None, None,
-                    "bench",
+                    "bench", study.language,
                 ))  # fmt: skip
         trial_cols = "id, session_id, position, kind, chart_id, question_id, item_order, shown_at"
         response_cols = (
