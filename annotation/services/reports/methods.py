@@ -7,12 +7,12 @@ sentence ids and pseudonymous annotator ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.aggregation import METHODS, aggregate_binary
+from analysis.aggregation import METHODS, aggregate_encoded, encode
 from annotation.selectors.agreement import LabelDecisions
 
 if TYPE_CHECKING:
@@ -50,11 +50,12 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
             method, pd.DataFrame(columns=FRAME_COLUMNS), pd.DataFrame(columns=ESTIMATE_COLUMNS)
         )
     sentence_code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
+    # Every category has the same sentences and annotators: coded (and checked) once.
+    encoded = encode(sentence_code, decisions.rater, decisions.marks[:, 0].astype(np.int64))
     tasks, codes, values, p_positive, estimates = [], [], [], [], []
     for j, key in enumerate(decisions.categories):
-        result = aggregate_binary(
-            method, sentence_code, decisions.rater, decisions.marks[:, j].astype(np.int64), tie=tie
-        )
+        labels = decisions.marks[:, j].astype(np.int64)
+        result = aggregate_encoded(method, replace(encoded, labels=labels), tie=tie)
         tasks.append(result.tasks)
         codes.append(np.full(len(result.tasks), j))
         values.append(result.labels.astype(bool))
