@@ -79,7 +79,8 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
         {
             "item": tasks >> SENTENCE_BITS,
             "sentence": tasks & ((1 << SENTENCE_BITS) - 1),
-            "category": np.array(decisions.categories, dtype=object)[codes[order]],
+            # Categorical, as in the votes: 700,000 strings would each become a str cell.
+            "category": pd.Categorical.from_codes(codes[order], categories=decisions.categories),
             "value": np.concatenate(values)[order],
             "p_positive": np.concatenate(p_positive)[order],
         }
