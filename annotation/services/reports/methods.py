@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analysis.aggregation import METHODS, aggregate_encoded, encode
+from analysis.arrays import sorted_unique
 from annotation.selectors.agreement import LabelDecisions
 
 if TYPE_CHECKING:
@@ -86,6 +87,33 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
         }
     )
     return MethodResult(method, frame, pd.concat(estimates, ignore_index=True))
+
+
+def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodResult:
+    """``method_aggregate(decisions, method="majority")`` read off the votes already counted.
+
+    ``votes`` is ``aggregate.votes_frame(decisions, tie=...)``: the same labels by the same
+    tie rule, in the same order, with P(label = 1) the share of annotators who marked it.
+    Majority vote estimates nothing per annotator, so each (annotator, category) is NaN.
+    """
+    import pandas as pd
+
+    if not len(decisions):
+        return method_aggregate(decisions, method="majority", tie="negative")
+    frame = votes[["item", "sentence", "category", "value"]].assign(
+        p_positive=votes["n_positive"].to_numpy() / votes["n_raters"].to_numpy()
+    )
+    raters = sorted_unique(decisions.rater)
+    width = len(decisions.categories)
+    estimates = pd.DataFrame(
+        {
+            "rater": np.tile(raters, width),
+            "category": np.repeat(np.array(decisions.categories, dtype=object), len(raters)),
+            "sensitivity": np.full(width * len(raters), np.nan),
+            "specificity": np.full(width * len(raters), np.nan),
+        }
+    )
+    return MethodResult("majority", frame, estimates)
 
 
 def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
