@@ -353,6 +353,7 @@ def run(study, *, exports: bool = True, traced: bool = False):
         ids = study_exclusion(study).included_ids
         return chart_hmi_frame(chart_catalogue(study), chart_error_counts(study, ids))
 
+    hmi_table()  # warm-up too: its first run imports pandas, which a worker has loaded long before
     measure("HMI table of the results page (exclusion + catalogue + counts)", hmi_table)
     if exports:
         # Before the trial-level frame below, whose 1.12 M rows would set the RSS high-water mark.
