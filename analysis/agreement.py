@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from analysis.arrays import sorted_unique
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -263,9 +265,15 @@ def _alpha(numeric: np.ndarray, missing: np.ndarray, level: str) -> float:
             "no unit has values from at least 2 coders, so there are no pairable values"
         )
     pairable = numeric[:, pairable_units]
-    if np.unique(pairable[~np.isnan(pairable)]).size < 2:
+    if sorted_unique(pairable[~np.isnan(pairable)]).size < 2:
         return float("nan")
-    return float(krippendorff.alpha(reliability_data=numeric, level_of_measurement=level))
+    # The package's own value counts (units x values), with the value domain found by
+    # sorting: given only the data it calls np.unique, the slow path of numpy 2.4.
+    domain = sorted_unique(numeric[~np.isnan(numeric)])
+    counts = (numeric.T[..., np.newaxis] == domain[np.newaxis, np.newaxis, :]).sum(axis=1)
+    return float(
+        krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
+    )
 
 
 def cohen_kappa(a: Iterable, b: Iterable) -> float:

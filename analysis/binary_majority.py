@@ -25,6 +25,10 @@ def binary_agreement_with_majority(unit, rater, value) -> pd.DataFrame:
     the rater's own vote; units whose yes and no votes tie have no majority and count in
     ``tied`` only; units rated once are ignored.
 
+    ``value`` may also be 2-D, ratings x decisions: each column is a decision of its own
+    on the same units (unit u of column j counts as the unit (u, j)), so several
+    decisions are counted together without repeating the units and raters per decision.
+
     Returns one row per rater (sorted) with ``rater``, ``n``, ``agree``, ``share`` and ``tied``.
     """
     import pandas as pd
@@ -33,23 +37,32 @@ def binary_agreement_with_majority(unit, rater, value) -> pd.DataFrame:
     value = np.asarray(value, dtype=bool)
     if not len(value):
         return pd.DataFrame(columns=columns)
+    if value.ndim == 1:
+        value = value[:, np.newaxis]
     _, codes = np.unique(np.asarray(unit), return_inverse=True)
+    codes = codes.reshape(-1)
     raters = np.bincount(codes)
-    yes = np.bincount(codes[value], minlength=len(raters))
-    no = raters - yes
-    shared = raters >= 2
+    yes = np.zeros((len(raters), value.shape[1]), dtype=np.int64)
+    for j, column in enumerate(value.T):
+        yes[:, j] = np.bincount(codes[column], minlength=len(raters))
+    no = raters[:, np.newaxis] - yes
+    shared = (raters >= 2)[:, np.newaxis]
     counted = (shared & (yes != no))[codes]
     tied = (shared & (yes == no))[codes]
     agree = counted & (value == (yes > no)[codes])
 
     names, who = np.unique(np.asarray(rater), return_inverse=True)
-    n = np.bincount(who, weights=counted, minlength=len(names)).astype(np.int64)
+    who = who.reshape(-1)
+
+    def per_rater(flags):
+        return np.bincount(who, weights=flags.sum(axis=1), minlength=len(names)).astype(np.int64)
+
     result = pd.DataFrame(
         {
             "rater": names,
-            "n": n,
-            "agree": np.bincount(who, weights=agree, minlength=len(names)).astype(np.int64),
-            "tied": np.bincount(who, weights=tied, minlength=len(names)).astype(np.int64),
+            "n": per_rater(counted),
+            "agree": per_rater(agree),
+            "tied": per_rater(tied),
         }
     )
     result["share"] = result["agree"] / result["n"].where(result["n"] > 0)

@@ -248,6 +248,22 @@ def group_table(hmi_frame: pd.DataFrame, charts: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- chi-square
 
 
+CHI_SQUARE_COLUMNS = [
+    "scope",
+    "group",
+    "n_non_manipulated",
+    "errors_non_manipulated",
+    "n_manipulated",
+    "errors_manipulated",
+    "table",
+    "chi2",
+    "dof",
+    "p_value",
+    "yates_correction",
+    "message",
+]
+
+
 def chi_square_row(part: pd.DataFrame, correction: bool) -> dict:
     """The 2x2 test of :func:`chi_square_manipulation` on one set of trials.
 
@@ -255,16 +271,22 @@ def chi_square_row(part: pd.DataFrame, correction: bool) -> dict:
     :func:`analysis.tables.trial_errors` returns. Returns every column of a
     :func:`chi_square_manipulation` row except scope and group.
     """
-    from scipy import stats
-
     plain = part.loc[part["version"] == 1, "error"]
     manipulated = part.loc[part["version"] == 2, "error"]
-    e_n, e_m = int(plain.sum()), int(manipulated.sum())
-    table = ((e_n, len(plain) - e_n), (e_m, len(manipulated) - e_m))
+    return _chi_square_counts(
+        len(plain), int(plain.sum()), len(manipulated), int(manipulated.sum()), correction
+    )
+
+
+def _chi_square_counts(n_n: int, e_n: int, n_m: int, e_m: int, correction: bool) -> dict:
+    """:func:`chi_square_row` from the trials and errors on plain and on manipulated charts."""
+    from scipy import stats
+
+    table = ((e_n, n_n - e_n), (e_m, n_m - e_m))
     row = {
-        "n_non_manipulated": len(plain),
+        "n_non_manipulated": n_n,
         "errors_non_manipulated": e_n,
-        "n_manipulated": len(manipulated),
+        "n_manipulated": n_m,
         "errors_manipulated": e_m,
         "table": table,
         "chi2": np.nan,
@@ -336,18 +358,42 @@ def chi_square_manipulation(
     for group in natural_sorted(frame["group"].unique()):
         part = frame[frame["group"] == group]
         rows.append({"scope": "group", "group": group, **chi_square_row(part, correction)})
-    columns = [
-        "scope",
-        "group",
-        "n_non_manipulated",
-        "errors_non_manipulated",
-        "n_manipulated",
-        "errors_manipulated",
-        "table",
-        "chi2",
-        "dof",
-        "p_value",
-        "yates_correction",
-        "message",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=CHI_SQUARE_COLUMNS)
+
+
+def chi_square_from_counts(hmi_frame: pd.DataFrame, *, correction: bool = True) -> pd.DataFrame:
+    """:func:`chi_square_manipulation` from each chart's counts instead of its trials.
+
+    ``hmi_frame`` has one row per chart with group, version, n and n_wrong (the
+    chart catalogue joined to :func:`hmi_from_counts`, as the database counts
+    them): the 2x2 tables are sums of those counts, so the test needs no
+    trial-level frame. Charts nobody answered (n = 0) add nothing, and a group
+    none of whose charts was answered has no row, as with trials.
+    """
+    import pandas as pd
+
+    require_columns(hmi_frame, ("group", "version", "n", "n_wrong"), "hmi_frame")
+    frame = pd.DataFrame(
+        {
+            "group": hmi_frame["group"].astype(str).to_numpy(),
+            "version": version_numbers(hmi_frame["version"]),
+            "n": hmi_frame["n"].fillna(0).to_numpy(dtype=np.int64),
+            "n_wrong": hmi_frame["n_wrong"].fillna(0).to_numpy(dtype=np.int64),
+        }
+    )
+    frame = frame[frame["n"] > 0]
+
+    def row(part):
+        plain, manipulated = part[part["version"] == 1], part[part["version"] == 2]
+        return _chi_square_counts(
+            int(plain["n"].sum()),
+            int(plain["n_wrong"].sum()),
+            int(manipulated["n"].sum()),
+            int(manipulated["n_wrong"].sum()),
+            correction,
+        )
+
+    rows = [{"scope": "overall", "group": None, **row(frame)}]
+    for group in natural_sorted(frame["group"].unique()):
+        rows.append({"scope": "group", "group": group, **row(frame[frame["group"] == group])})
+    return pd.DataFrame(rows, columns=CHI_SQUARE_COLUMNS)

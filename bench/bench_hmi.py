@@ -163,7 +163,8 @@ def fill(study, participants: int, seed: int) -> int:
             "id, study_id, token, number, is_pilot, is_preview, status, platform, external_id, "
             'platform_params, order_seed, "order", trial_count, current_position, '
             "attention_failures, answers_deleted, created_at, consented_at, "
-            "instructions_done_at, deadline, completed_at, ended_at, debriefed_at, user_agent"
+            "instructions_done_at, deadline, completed_at, ended_at, debriefed_at, user_agent, "
+            "language"
         )
         with raw.copy(f"COPY studies_participantsession ({session_cols}) FROM STDIN") as copy:
             for i in range(participants):
@@ -173,7 +174,7 @@ def fill(study, participants: int, seed: int) -> int:
                     "completed", "prolific", f"BENCH{i:06d}", Jsonb({}), seed + i, Jsonb([]),
                     n_trials, n_trials, 1 if rng.random() < 0.05 else 0, False, start, start,
                     start, start + timedelta(hours=1), start + timedelta(minutes=20), None, None,
-                    "bench",
+                    "bench", study.language,
                 ))  # fmt: skip
         trial_cols = "id, session_id, position, kind, chart_id, question_id, item_order, shown_at"
         response_cols = (
@@ -352,6 +353,7 @@ def run(study, *, exports: bool = True, traced: bool = False):
         ids = study_exclusion(study).included_ids
         return chart_hmi_frame(chart_catalogue(study), chart_error_counts(study, ids))
 
+    hmi_table()  # warm-up too: its first run imports pandas, which a worker has loaded long before
     measure("HMI table of the results page (exclusion + catalogue + counts)", hmi_table)
     if exports:
         # Before the trial-level frame below, whose 1.12 M rows would set the RSS high-water mark.

@@ -22,6 +22,7 @@ import numpy as np
 
 from analysis.aggregation.dawid_skene import fit_dawid_skene
 from analysis.aggregation.mace import fit_mace
+from analysis.arrays import has_duplicates
 
 TIE_RULES = ("negative", "positive")
 
@@ -32,7 +33,15 @@ METHODS = {
     "mace": "MACE",
 }
 
-__all__ = ["METHODS", "TIE_RULES", "BinaryAggregation", "aggregate_binary", "encode"]
+__all__ = [
+    "METHODS",
+    "TIE_RULES",
+    "BinaryAggregation",
+    "Encoded",
+    "aggregate_binary",
+    "aggregate_encoded",
+    "encode",
+]
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ def encode(task_ids: Sequence, worker_ids: Sequence, labels: Sequence) -> Encode
     tasks, task_index = np.unique(task_ids, return_inverse=True)
     workers, worker_index = np.unique(worker_ids, return_inverse=True)
     pairs = task_index.astype(np.int64) * max(len(workers), 1) + worker_index
-    if len(np.unique(pairs)) != len(pairs):
+    if has_duplicates(pairs):
         raise ValueError("a worker labelled the same task more than once")
     return Encoded(tasks, workers, task_index, worker_index, values.astype(np.int64))
 
@@ -115,11 +124,21 @@ def aggregate_binary(
     Raises ValueError for an unknown method or tie rule, unequal lengths, labels
     other than 0/1, or a worker labelling a task twice.
     """
+    return aggregate_encoded(method, encode(task_ids, worker_ids, labels), seed=seed, tie=tie)
+
+
+def aggregate_encoded(
+    method: str, data: Encoded, *, seed: int = 0, tie: str = "negative"
+) -> BinaryAggregation:
+    """:func:`aggregate_binary` on triples :func:`encode` has checked and coded already.
+
+    Categories of one project share their tasks and workers: encoded once, each
+    category is ``dataclasses.replace(data, labels=...)`` with its own 0/1 labels.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown aggregation method {method!r}; use one of {', '.join(METHODS)}")
     if tie not in TIE_RULES:
         raise ValueError(f"unknown tie rule {tie!r}; use 'negative' or 'positive'")
-    data = encode(task_ids, worker_ids, labels)
     n_workers = len(data.workers)
     undefined = np.full(n_workers, np.nan)
     if not len(data.labels):

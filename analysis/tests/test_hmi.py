@@ -11,6 +11,7 @@ from statsmodels.stats.proportion import proportion_confint
 from analysis.hmi import (
     attach_chart_meta,
     chart_hmi,
+    chi_square_from_counts,
     chi_square_manipulation,
     group_table,
     wilson_interval,
@@ -263,6 +264,20 @@ def test_chi_square_explains_a_group_where_the_test_is_undefined():
     assert "no manipulated trials" in result.loc["G3", "message"]
     assert pd.isna(result.loc["G1", "message"])
     assert not math.isnan(result.iloc[0]["chi2"])
+
+
+@pytest.mark.parametrize("correction", [True, False])
+def test_chi_square_from_chart_counts_equals_the_test_on_trials(correction):
+    charts = make_charts(chartom_groups(), questions_per_group=2)
+    trials = simulate_trials(charts, 40, seed=5, unanswered_rate=0.05).trials
+    with_meta = attach_chart_meta(trials, charts)
+    per_chart = charts.merge(chart_hmi(trials, chart_ids=charts["chart_id"]), on="chart_id")
+
+    from_counts = chi_square_from_counts(per_chart, correction=correction)
+
+    pd.testing.assert_frame_equal(
+        from_counts, chi_square_manipulation(with_meta, correction=correction)
+    )
 
 
 def test_chi_square_counts_unanswered_as_errors():

@@ -7,6 +7,7 @@ import pytest
 from analysis.captions import majority_vote
 from annotation.selectors.agreement import LabelDecisions
 from annotation.services.reports import votes_frame
+from annotation.services.reports.methods import majority_result, method_aggregate
 
 KEYS = ["value_error", "label_error", "trend_error"]
 
@@ -54,3 +55,16 @@ def test_it_still_rejects_a_rater_deciding_a_sentence_twice():
 
     with pytest.raises(ValueError, match="more than once"):
         votes_frame(twice, tie="negative")
+
+
+@pytest.mark.parametrize("tie", ["negative", "positive"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_majority_read_off_the_votes_equals_the_majority_method(tie, seed):
+    decisions = _decisions(seed)
+    aggregated = method_aggregate(decisions, method="majority", tie=tie)
+    read_off = majority_result(decisions, votes_frame(decisions, tie=tie))
+
+    pd.testing.assert_frame_equal(
+        read_off.frame.reset_index(drop=True), aggregated.frame, check_dtype=False
+    )
+    pd.testing.assert_frame_equal(read_off.estimates, aggregated.estimates, check_dtype=False)

@@ -94,6 +94,27 @@ def test_writers_work_in_bounded_chunks():
     assert parquet.metadata.num_row_groups == 3 and parquet.metadata.num_rows == 7
 
 
+def test_parquet_cells_keep_their_values_and_empty_cells_are_null():
+    columns = ["answer", "position", "correct", "abs_error"]
+    rows = [
+        ["Köln, 2019", 0, True, 1.5],
+        ["", None, False, ""],
+        [None, 3, "", 0.0],
+        ["1", 0, None, None],
+    ]
+    buffer = io.BytesIO()
+    write_parquet(columns, iter(rows), buffer)
+    buffer.seek(0)
+    table = pq.read_table(buffer)
+    assert [str(t) for t in table.schema.types] == ["string", "int64", "bool", "double"]
+    assert table.to_pylist() == [
+        {"answer": "Köln, 2019", "position": 0, "correct": True, "abs_error": 1.5},
+        {"answer": None, "position": None, "correct": False, "abs_error": None},
+        {"answer": None, "position": 3, "correct": None, "abs_error": 0.0},
+        {"answer": "1", "position": 0, "correct": None, "abs_error": None},
+    ]
+
+
 def test_an_export_job_stores_a_private_file_and_logs_platform_ids(
     researcher, django_capture_on_commit_callbacks
 ):

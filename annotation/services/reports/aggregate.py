@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from analysis.arrays import has_duplicates
 from analysis.captions import majority_vote
 from annotation.models import Project
 from annotation.selectors.agreement import (
@@ -62,7 +63,7 @@ def _counted_votes(decisions: LabelDecisions, *, tie: str) -> pd.DataFrame | Non
     code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
     sentences, index = np.unique(code, return_inverse=True)
     pairs = index.astype(np.int64) * (int(decisions.rater.max()) + 1) + decisions.rater
-    if decisions.rater.min() < 0 or len(np.unique(pairs)) != len(pairs):
+    if decisions.rater.min() < 0 or has_duplicates(pairs):
         return None
     n_raters = np.bincount(index, minlength=len(sentences))
     n_positive = np.column_stack(

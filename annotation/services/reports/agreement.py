@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from analysis.agreement import pairwise_cohen_kappa
+from analysis.arrays import sorted_unique
 from analysis.binary_majority import binary_agreement_with_majority
 from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
@@ -141,7 +142,7 @@ def agreement_section(
             first_counts=firsts[column] if firsts else None,
         )
         rows.append({"decision": category.key, "name": category.name, **stats})
-    annotators = len(np.unique(decisions.rater))
+    annotators = len(sorted_unique(decisions.rater))
     for row in rows:
         row["annotators"] = annotators
 
@@ -200,12 +201,10 @@ def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) 
     on_factual = binary_agreement_with_majority(
         sentence, decisions.rater, rated["nonfactual"].to_numpy()
     ).set_index("rater")
-    width = len(decisions.categories)
-    on_all = binary_agreement_with_majority(
-        np.repeat(sentence * width, width) + np.tile(np.arange(width), len(sentence)),
-        np.repeat(decisions.rater, width),
-        decisions.marks.reshape(-1),
-    ).set_index("rater")
+    # Every category a decision of its own on the same sentences: one column each.
+    on_all = binary_agreement_with_majority(sentence, decisions.rater, decisions.marks).set_index(
+        "rater"
+    )
     volume = pd.DataFrame(
         {
             "rater": decisions.rater,

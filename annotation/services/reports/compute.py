@@ -30,7 +30,7 @@ from annotation.services.reports.aggregate import (
 )
 from annotation.services.reports.agreement import agreement_section
 from annotation.services.reports.estimates import aggregation_section
-from annotation.services.reports.methods import check_method, method_aggregate
+from annotation.services.reports.methods import check_method, majority_result, method_aggregate
 from annotation.services.reports.tables import dataset_tables
 from core.models import User
 
@@ -112,7 +112,10 @@ def _from_annotators(
         first=overlap.k_min if overlap.adaptive else None,
     )
     progress(0.55, f"Aggregating by {METHODS[method]}")
-    result = method_aggregate(decisions, method=method, tie=project.tie_rule)
+    if method == "majority":
+        result = majority_result(decisions, votes)
+    else:
+        result = method_aggregate(decisions, method=method, tie=project.tie_rule)
     # Majority labels come from the votes above, exactly as before methods existed.
     aggregated = labels_from_votes(votes if method == "majority" else result.frame, keys)
     aggregation = aggregation_section(project, result, categories=categories, pseudonyms=pseudonyms)

@@ -7,12 +7,13 @@ sentence ids and pseudonymous annotator ids.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.aggregation import METHODS, aggregate_binary
+from analysis.aggregation import METHODS, aggregate_encoded, encode
+from analysis.arrays import sorted_unique
 from annotation.selectors.agreement import LabelDecisions
 
 if TYPE_CHECKING:
@@ -50,11 +51,12 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
             method, pd.DataFrame(columns=FRAME_COLUMNS), pd.DataFrame(columns=ESTIMATE_COLUMNS)
         )
     sentence_code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
+    # Every category has the same sentences and annotators: coded (and checked) once.
+    encoded = encode(sentence_code, decisions.rater, decisions.marks[:, 0].astype(np.int64))
     tasks, codes, values, p_positive, estimates = [], [], [], [], []
     for j, key in enumerate(decisions.categories):
-        result = aggregate_binary(
-            method, sentence_code, decisions.rater, decisions.marks[:, j].astype(np.int64), tie=tie
-        )
+        labels = decisions.marks[:, j].astype(np.int64)
+        result = aggregate_encoded(method, replace(encoded, labels=labels), tie=tie)
         tasks.append(result.tasks)
         codes.append(np.full(len(result.tasks), j))
         values.append(result.labels.astype(bool))
@@ -78,12 +80,40 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
         {
             "item": tasks >> SENTENCE_BITS,
             "sentence": tasks & ((1 << SENTENCE_BITS) - 1),
-            "category": np.array(decisions.categories, dtype=object)[codes[order]],
+            # Categorical, as in the votes: 700,000 strings would each become a str cell.
+            "category": pd.Categorical.from_codes(codes[order], categories=decisions.categories),
             "value": np.concatenate(values)[order],
             "p_positive": np.concatenate(p_positive)[order],
         }
     )
     return MethodResult(method, frame, pd.concat(estimates, ignore_index=True))
+
+
+def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodResult:
+    """``method_aggregate(decisions, method="majority")`` read off the votes already counted.
+
+    ``votes`` is ``aggregate.votes_frame(decisions, tie=...)``: the same labels by the same
+    tie rule, in the same order, with P(label = 1) the share of annotators who marked it.
+    Majority vote estimates nothing per annotator, so each (annotator, category) is NaN.
+    """
+    import pandas as pd
+
+    if not len(decisions):
+        return method_aggregate(decisions, method="majority", tie="negative")
+    frame = votes[["item", "sentence", "category", "value"]].assign(
+        p_positive=votes["n_positive"].to_numpy() / votes["n_raters"].to_numpy()
+    )
+    raters = sorted_unique(decisions.rater)
+    width = len(decisions.categories)
+    estimates = pd.DataFrame(
+        {
+            "rater": np.tile(raters, width),
+            "category": np.repeat(np.array(decisions.categories, dtype=object), len(raters)),
+            "sensitivity": np.full(width * len(raters), np.nan),
+            "specificity": np.full(width * len(raters), np.nan),
+        }
+    )
+    return MethodResult("majority", frame, estimates)
 
 
 def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:

@@ -26,7 +26,8 @@ LONG_COLUMNS = [
     "server_ms", "client_ms", "interactions", "first_interaction_ms", "excluded",
     "exclusion_reason", "abs_error",
 ]  # fmt: skip
-ROW_GROUP = 20_000  # rows per Parquet row group, gathered in Arrow columns
+# Rows per Parquet row group, gathered in Arrow columns: 10,000 peaks 8 MB lower than 20,000.
+ROW_GROUP = 10_000
 BATCH_ROWS = 2_000  # rows held as Python lists at a time while a group gathers
 CELLS = 6  # wide form: columns per chart
 
@@ -238,11 +239,35 @@ def _record_batch(schema, chunk: list[list]):
     """One column at a time; the CSV's empty cell is Parquet's null."""
     import pyarrow as pa
 
-    arrays = []
-    for field, values in zip(schema, zip(*chunk, strict=True), strict=True):
-        if field.type == pa.string():
-            cells = [None if v is None or v == "" else str(v) for v in values]
-        else:
-            cells = [None if v is None or v == "" else v for v in values]
-        arrays.append(pa.array(cells, field.type))
+    arrays = [
+        _arrow_array(values, field.type)
+        for field, values in zip(schema, zip(*chunk, strict=True), strict=True)
+    ]
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def _arrow_array(values: tuple, arrow_type):
+    """An Arrow array of one column, built from numpy buffers.
+
+    Not ``pa.array``: on its first call pyarrow imports pandas (to recognise pandas
+    objects), 45 MB of a process that otherwise streams an export in constant memory.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    n = len(values)
+    present = np.fromiter((v is not None and v != "" for v in values), dtype=bool, count=n)
+    validity = None if present.all() else pa.py_buffer(np.packbits(present, bitorder="little"))
+    if arrow_type == pa.string():
+        encoded = [str(v).encode() if ok else b"" for v, ok in zip(values, present, strict=True)]
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    elif arrow_type == pa.bool_():
+        bits = np.fromiter((bool(v) and ok for v, ok in zip(values, present, strict=True)), bool, n)
+        buffers = [validity, pa.py_buffer(np.packbits(bits, bitorder="little"))]
+    else:
+        dtype = np.float64 if arrow_type == pa.float64() else np.int64
+        cells = (v if ok else 0 for v, ok in zip(values, present, strict=True))
+        buffers = [validity, pa.py_buffer(np.fromiter(cells, dtype=dtype, count=n))]
+    return pa.Array.from_buffers(arrow_type, n, buffers)

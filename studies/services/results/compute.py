@@ -9,7 +9,7 @@ from django.utils import timezone
 from analysis.against_paper import kendall_vs_paper
 from analysis.hmi import (
     attach_chart_meta,
-    chi_square_manipulation,
+    chi_square_from_counts,
     group_table,
     hmi_from_counts,
 )
@@ -170,13 +170,14 @@ def results_compute(
     if not ids:
         data["messages"].append(NO_PARTICIPANTS)
         return data
-    # Trial rows only for what needs them: the chi-square tests and the models.
-    with_meta = _trials_with_meta(sel.chart_trials_frame(study, ids), catalogue)
     report(0.4, "Chi-square tests")
-    chi = chi_square_manipulation(with_meta)
+    # Sums of the per-chart counts: the chi-square tests need no trial rows.
+    chi = chi_square_from_counts(hmi)
     chi["table"] = chi["table"].map(lambda t: [list(r) for r in t])
     data["chi_square"] = _records(chi)
     if fit_models:
+        # Trial rows only for the models, which need each participant's answers.
+        with_meta = _trials_with_meta(sel.chart_trials_frame(study, ids), catalogue)
         report(0.5, "Fitting the mixed-effects and GEE models")
         fits = log_odds_by_group(with_meta, seed=study.seed if seed is None else seed)
         data["log_odds"] = _records(fits)

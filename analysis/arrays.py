@@ -1,0 +1,28 @@
+"""Distinct values of large integer and float arrays, by sorting.
+
+numpy 2.4's ``np.unique`` without ``return_index``/``return_inverse``/``return_counts``
+goes through a hash table, which on this machine takes 0.3 s for 300,000 int64 codes
+where sorting takes 7 ms; a report of 100,000 sentences asks for distinct values a few
+dozen times. These helpers give the same answers as ``np.unique`` by sorting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def sorted_unique(values) -> np.ndarray:
+    """``np.unique(values)`` for a 1-D array without NaN: the distinct values, ascending."""
+    ordered = np.sort(np.asarray(values).reshape(-1))
+    if not len(ordered):
+        return ordered
+    keep = np.empty(len(ordered), dtype=bool)
+    keep[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
+
+
+def has_duplicates(values) -> bool:
+    """Whether any value occurs more than once (``len(np.unique(v)) != len(v)``)."""
+    ordered = np.sort(np.asarray(values).reshape(-1))
+    return bool(len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any())
