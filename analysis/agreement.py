@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.arrays import sorted_unique
+from analysis.arrays import sorted_unique, unit_value_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -267,10 +267,7 @@ def _alpha(numeric: np.ndarray, missing: np.ndarray, level: str) -> float:
     pairable = numeric[:, pairable_units]
     if sorted_unique(pairable[~np.isnan(pairable)]).size < 2:
         return float("nan")
-    # The package's own value counts (units x values), with the value domain found by
-    # sorting: given only the data it calls np.unique, the slow path of numpy 2.4.
-    domain = sorted_unique(numeric[~np.isnan(numeric)])
-    counts = (numeric.T[..., np.newaxis] == domain[np.newaxis, np.newaxis, :]).sum(axis=1)
+    counts, domain = unit_value_counts(numeric)
     return float(
         krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=level)
     )

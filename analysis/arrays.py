@@ -26,3 +26,15 @@ def has_duplicates(values) -> bool:
     """Whether any value occurs more than once (``len(np.unique(v)) != len(v)``)."""
     ordered = np.sort(np.asarray(values).reshape(-1))
     return bool(len(ordered) > 1 and (ordered[1:] == ordered[:-1]).any())
+
+
+def unit_value_counts(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(counts, domain) of a coders x units matrix with NaN where a value is missing.
+
+    ``counts[u, v]`` is how many coders gave unit ``u`` the value ``domain[v]``: the value
+    counts krippendorff.alpha accepts, with the domain found by sorting (given only the
+    data, krippendorff.alpha calls ``np.unique``, the slow path above).
+    """
+    domain = sorted_unique(matrix[~np.isnan(matrix)])
+    counts = (matrix.T[..., np.newaxis] == domain[np.newaxis, np.newaxis, :]).sum(axis=1)
+    return counts, domain

@@ -106,8 +106,7 @@ def as_json(value):
     return None if value is None else connection.ops.adapt_json_value(value, None)
 
 
-# Both prepare each statement once per PostgreSQL connection (core/db/prepared.py): these
-# run on every annotator request, and planning them cost PostgreSQL more than running them.
+# Prepared once per PostgreSQL connection (core/db/prepared.py): they run on every request.
 def fetch(sql: str, params) -> list[tuple]:
     with connection.cursor() as cursor:
         execute_prepared(cursor, sql, params, alias=connection.alias)
