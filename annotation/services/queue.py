@@ -282,6 +282,11 @@ def _lease_item(
         raise IntegrityError("no free slot")
     expires = now + project.lease_time
     assignment = next((row for row in rows if row.annotator_id == annotator.pk), None)
+    if assignment is not None and assignment.state in Assignment.HOLDING:
+        # Leased by another request of this annotator's that committed while this one
+        # waited for the item: not a lease to renew (that would count it twice); the
+        # retry finds it as their open lease.
+        raise IntegrityError("the annotator already holds this item")
     if assignment is not None:
         # An earlier lease of theirs expired or was released: it comes back with its draft.
         lease = sql.lease_renew(assignment.pk, slot, now, expires)
