@@ -70,7 +70,8 @@ def test_the_new_token_has_a_copy_button_that_says_copied(
     page.get_by_role("button", name="Create token").click()
     key = page.locator("#new-key").inner_text()
     page.get_by_role("button", name="Copy").click()
-    assert page.get_by_role("button", name="Copied").is_visible()
+    # The label changes once the clipboard's promise resolves: wait for it rather than race it.
+    page.get_by_role("button", name="Copied").wait_for(timeout=10_000)
     assert page.get_by_role("status").filter(has_text="Copied").count() == 1
     assert page.evaluate("navigator.clipboard.readText()") == key
     context.close()
