@@ -76,28 +76,31 @@ def start_gunicorn(
     raise SystemExit("gunicorn did not answer /healthz within 30 s")
 
 
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name, or None once it has ended."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def _cpu(fields: list[str]) -> float:
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
 def process_group_cpu(pgid: int) -> float:
     """CPU seconds used so far by the processes of a process group (Linux /proc)."""
     total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid:  # pgrp
-            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+        fields = _stat(entry.name) if entry.name.isdigit() else None
+        if fields is not None and int(fields[2]) == pgid:  # pgrp
+            total += _cpu(fields)
     return total
 
 
 def _process_cpu(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = _stat(pid)
+    return _cpu(fields) if fields is not None else 0.0
 
 
 def postgres_backend_cpu() -> dict[int, float]:
