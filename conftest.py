@@ -231,8 +231,11 @@ def _no_csp_violations(request):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium driven by Playwright (no browser download), watched for CSP violations."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # The same patience for assertions as for actions: a loaded CI machine can take
+    # seconds to answer a form post, and expect() retries until the page shows it.
+    expect.set_options(timeout=15_000)
     # Playwright's sync API keeps an event loop in this thread; the ORM calls that
     # tests make between browser steps are still plain synchronous code.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

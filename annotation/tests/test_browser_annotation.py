@@ -98,7 +98,7 @@ def test_an_annotator_labels_with_the_keyboard_reloads_and_submits(
     assert page.locator('.toggle[aria-pressed="true"]').count() == 0
     done = Assignment.objects.filter(annotator=annotator, state=Assignment.State.SUBMITTED).count()
     assert done == 7  # six done in the demo data, and this one
-    assert page.locator("#progress").get_by_text(f"Item {done + 1},", exact=False).is_visible()
+    expect(page.locator("#progress").get_by_text(f"Item {done + 1},", exact=False)).to_be_visible()
 
 
 def test_the_labelling_page_fits_a_phone(browser, live_server, demo, password):

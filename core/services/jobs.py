@@ -126,7 +126,7 @@ def job_run(*, job_id: int) -> Job:
 
     def report(progress: float, message: str = "") -> None:
         try:
-            _unless_locked(
+            unless_locked(
                 lambda: Job.objects.filter(pk=job.pk).update(
                     progress=max(0.0, min(1.0, progress)),
                     message=message[:300],
@@ -150,13 +150,13 @@ def job_run(*, job_id: int) -> Job:
             "error": f"{type(exc).__name__}: {exc}",
             "result": {"traceback": traceback.format_exc(limit=8)},
         }
-        _unless_locked(
+        unless_locked(
             lambda: Job.objects.filter(pk=job.pk).update(
                 state=Job.State.FAILED, finished_at=timezone.now(), message="Failed", **failure
             )
         )
     else:
-        _unless_locked(
+        unless_locked(
             lambda: Job.objects.filter(pk=job.pk).update(
                 state=Job.State.DONE,
                 finished_at=timezone.now(),
@@ -165,7 +165,7 @@ def job_run(*, job_id: int) -> Job:
                 message="Done",
             )
         )
-    _unless_locked(job.refresh_from_db)
+    unless_locked(job.refresh_from_db)
     return job
 
 
@@ -192,7 +192,7 @@ def _short_query_log():
 LOCKED_TRIES = 6
 
 
-def _unless_locked(write):
+def unless_locked(write):
     """Run a write of a job's own row, trying again while SQLite says its table is locked.
 
     SQLite refuses at once, without waiting out its timeout, a write to a table that another
@@ -212,7 +212,7 @@ def _unless_locked(write):
 def _claim(job_id: int) -> bool:
     now = timezone.now()
     return bool(
-        _unless_locked(
+        unless_locked(
             lambda: Job.objects.filter(pk=job_id, state=Job.State.QUEUED).update(
                 state=Job.State.RUNNING,
                 started_at=now,

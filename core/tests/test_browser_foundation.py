@@ -1,6 +1,7 @@
 """The foundation as a person meets it, in headless Chromium."""
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation.services import project_create
 
@@ -16,7 +17,7 @@ def test_a_researcher_signs_in_creates_an_api_token_and_signs_out(
     page.get_by_label("Password").fill(password)
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/researcher/")
-    assert page.get_by_text("No studies yet.").is_visible()
+    expect(page.get_by_text("No studies yet.")).to_be_visible()
 
     page.get_by_role("link", name="API tokens").click()
     page.get_by_label("Name").fill("notebook")
@@ -39,7 +40,7 @@ def test_an_annotator_signs_up_through_an_invite_link_on_a_phone(browser, live_s
     page.get_by_label("Password confirmation").fill("a-long-pass-phrase")
     page.get_by_role("button", name="Create account and join").click()
     page.wait_for_url(f"{live_server.url}/annotation/")
-    assert page.get_by_role("heading", name="Caption errors").is_visible()
+    expect(page.get_by_role("heading", name="Caption errors")).to_be_visible()
     # Nothing overflows sideways on a phone.
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     context.close()

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from core.models import Job
-from core.services.jobs import job_create, job_handler
+from core.services.jobs import job_create, job_handler, unless_locked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,7 +39,7 @@ def _local_runner(settings):
 def wait_until_finished(job, timeout=10):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job.refresh_from_db()
+        unless_locked(job.refresh_from_db)  # the job thread may be writing the table right now
         if job.is_finished:
             return job
         time.sleep(0.05)
@@ -51,7 +51,7 @@ def test_a_job_runs_on_a_thread_of_its_own_while_the_caller_goes_on(researcher):
     deadline = time.monotonic() + 10
     while not ran_on and time.monotonic() < deadline:
         time.sleep(0.02)
-    job.refresh_from_db()
+    unless_locked(job.refresh_from_db)
     assert job.state == Job.State.RUNNING and job.message == "Waiting to be released"
     assert ran_on and ran_on[0] != threading.current_thread().name
     release.set()

@@ -2,6 +2,7 @@
 code, with a German number ("1,5") stored as 1.5."""
 
 import pytest
+from playwright.sync_api import expect
 
 from demo.study import load_study_demo
 from demo.study_de import QUESTIONS, TEXTS
@@ -58,34 +59,34 @@ def test_the_demo_study_in_german_from_a_prolific_link_to_the_completion_code(
         f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={PID}&STUDY_ID=abc&SESSION_ID=def&lang=de"
     )
     assert page.locator("html").get_attribute("lang") == "de"
-    assert page.get_by_text(TEXTS["title"]).first.is_visible()
+    expect(page.get_by_text(TEXTS["title"]).first).to_be_visible()
     page.locator("form button[type=submit]").first.click()  # Begin
-    assert page.get_by_text("Sie sind eingeladen, an einer Studie").is_visible()
+    expect(page.get_by_text("Sie sind eingeladen, an einer Studie")).to_be_visible()
     assert page.locator("html").get_attribute("lang") == "de"
     page.get_by_role("button", name="Ich stimme zu und möchte teilnehmen").click()
     session = ParticipantSession.objects.get(external_id=PID)
     assert session.language == "de"
-    assert page.get_by_text("Jede Seite zeigt ein Diagramm").is_visible()
+    expect(page.get_by_text("Jede Seite zeigt ein Diagramm")).to_be_visible()
     page.locator("form button[type=submit]").first.click()  # Start
     while (trial := current(session)) is not None:
         page.wait_for_selector("form[data-trial-form][data-ready]", state="attached")
         assert page.locator("html").get_attribute("lang") == "de"
         if trial.is_attention and trial.attention_check.answer_type == AnswerType.FREE_TEXT:
-            assert page.get_by_text("Wie viele Äpfel zeigt der Balken?").is_visible()
+            expect(page.get_by_text("Wie viele Äpfel zeigt der Balken?")).to_be_visible()
             page.locator("#answer-number").fill("10")
         elif trial.is_attention:
             page.get_by_label("Stimme voll zu", exact=True).check()
         elif trial.question.answer_type == AnswerType.FREE_TEXT:
-            assert page.get_by_text(QUESTIONS["G2_Q1"][0]).is_visible()
+            expect(page.get_by_text(QUESTIONS["G2_Q1"][0])).to_be_visible()
             page.locator("#answer-number").fill("1,5")
         else:
-            assert page.get_by_text(QUESTIONS["G12_Q1"][0]).is_visible()
-            assert page.get_by_label("2018 und 2022 waren gleich.", exact=True).is_visible()
+            expect(page.get_by_text(QUESTIONS["G12_Q1"][0])).to_be_visible()
+            expect(page.get_by_label("2018 und 2022 waren gleich.", exact=True)).to_be_visible()
             page.get_by_label("2018", exact=True).check()
         page.locator("form[data-trial-form] button[type=submit]").click()
         wait_next(page, trial)
     assert page.locator("#completion-code").inner_text() == "CHARTROOM-DEMO"
-    assert page.get_by_text("Vielen Dank! Einige der Diagramme").is_visible()
+    expect(page.get_by_text("Vielen Dank! Einige der Diagramme")).to_be_visible()
     assert page.locator("html").get_attribute("lang") == "de"
     numbers = Response.objects.filter(session=session, trial__question__code="G2_Q1")
     assert [(r.raw_answer, r.value, r.correct) for r in numbers] == [("1,5", 1.5, True)] * 2

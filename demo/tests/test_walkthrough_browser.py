@@ -1,6 +1,7 @@
 """A researcher's walkthrough in Chromium: tabs, the token's Copy button, no 404s, the 404 page."""
 
 import pytest
+from playwright.sync_api import expect
 
 from annotation.services import project_create
 from studies.tests.factories import make_study
@@ -94,9 +95,9 @@ def test_a_missing_study_shows_the_projects_404_page_even_with_debug_on(
     _sign_in(page, live_server, researcher, password)
     response = page.goto(f"{live_server.url}/studies/study/no-such-study/")
     assert response.status == 404
-    assert page.get_by_role("heading", name="We could not find that page").is_visible()
-    assert page.get_by_role("link", name="Chartroom").first.is_visible()  # the site's header
+    expect(page.get_by_role("heading", name="We could not find that page")).to_be_visible()
+    expect(page.get_by_role("link", name="Chartroom").first).to_be_visible()  # the site's header
     assert "URLconf" not in page.content()  # not Django's debug page
     response = page.goto(f"{live_server.url}/no/such/page/")
     assert response.status == 404
-    assert page.get_by_role("heading", name="We could not find that page").is_visible()
+    expect(page.get_by_role("heading", name="We could not find that page")).to_be_visible()

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.models import AnswerType, Question, Response
 from studies.tests.factories import make_chart_set, make_study
@@ -36,7 +37,8 @@ def test_the_handle_appears_only_where_the_participant_first_touches(page, live_
     slider = page.locator("[data-proportion-slider]")
     slider.wait_for()
     field = page.locator("input[name=proportion]")
-    assert slider.is_visible() and "is-unset" in slider.get_attribute("class")
+    expect(slider).to_be_visible()
+    assert "is-unset" in slider.get_attribute("class")
     assert field.input_value() == ""
     shot(page, "01-untouched")
 
@@ -84,5 +86,5 @@ def test_a_researcher_previews_a_proportion_question_and_sees_the_tolerance(
     assert "Correct." in result.inner_text() and "±5 points" in result.inner_text()
     shot(page, "04-preview-correct")
     page.goto(f"{live_server.url}/studies/library/{chart_set.slug}/pairs/G1_Q1/")
-    assert page.get_by_text("within ±5 points of 35").is_visible()
+    expect(page.get_by_text("within ±5 points of 35")).to_be_visible()
     shot(page, "05-pair-detail")

@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.tests.factories import simulated_study
 from studies.tests.test_results_browser import sign_in
@@ -27,7 +28,7 @@ def test_the_hmi_dataset_downloads_with_the_chosen_license(page, live_server, re
         path=str(SCREENS / "01-study-license.png")
     )
     page.get_by_role("button", name="Save settings").click()
-    assert page.get_by_text("Settings saved.").is_visible()
+    expect(page.get_by_text("Settings saved.")).to_be_visible()
 
     page.goto(f"{live_server.url}/studies/study/{study.slug}/results/")
     with page.expect_download() as download:

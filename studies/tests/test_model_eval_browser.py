@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
+from playwright.sync_api import expect
 
 from demo.model_eval import load_model_eval_demo
 from studies.tests.factories import simulated_study
@@ -30,7 +31,7 @@ def test_a_researcher_reads_the_model_analyses(page, live_server, researcher, pa
     page.keyboard.press("Enter")
     page.wait_for_url(f"{live_server.url}/researcher/")
     page.goto(f"{live_server.url}/studies/study/{study.slug}/models/")
-    assert page.get_by_role("heading", name="FACT error rates").is_visible()
+    expect(page.get_by_role("heading", name="FACT error rates")).to_be_visible()
     assert (
         page.get_by_role("link", name="Models", exact=True).get_attribute("aria-current") == "page"
     )
@@ -57,9 +58,9 @@ def test_the_humans_bar_is_in_figure_3_and_the_analyses_download(
     figure = page.get_by_role("img", name="FACT error rates per model")
     for scope in ("non-manipulated", "manipulated", "all"):
         assert figure.locator(f"#humans-{scope}").count() == 1
-    assert figure.locator("text", has_text="Humans").first.is_visible()
-    assert page.locator("#humans-note").is_visible()
-    assert page.locator("tr.humans-row").first.is_visible()
+    expect(figure.locator("text", has_text="Humans").first).to_be_visible()
+    expect(page.locator("#humans-note")).to_be_visible()
+    expect(page.locator("tr.humans-row").first).to_be_visible()
     figure.scroll_into_view_if_needed()
     shot(page, "03-humans-in-figure-3")
     with page.expect_download() as info:

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.models import AnswerType, Devices, ParticipantSession, Response
 from studies.selectors.study import trial_current
@@ -45,7 +46,8 @@ def refused_until_placed(page, trial):
     """Next does nothing while an item is still to place; nothing is stored."""
     page.get_by_role("button", name="Next").click()
     missing = page.locator("[data-ranking-missing]")
-    assert missing.is_visible() and "still to place" in missing.inner_text()
+    expect(missing).to_be_visible()
+    expect(missing).to_contain_text("still to place")
     assert not Response.objects.filter(trial=trial).exists()
 
 
@@ -137,19 +139,19 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
 ):
     study = make_study(researcher, pairs=3)
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID={PID}&STUDY_ID=abc&SESSION_ID=def")
-    assert page.get_by_role("heading", name="Welcome").is_visible()
+    expect(page.get_by_role("heading", name="Welcome")).to_be_visible()
     assert page.locator("nav[aria-label=Main]").count() == 0  # no researcher navigation
     shot(page, "01-welcome-desktop")
     assert not ParticipantSession.objects.exists()  # opening the link started nothing
 
     page.get_by_role("button", name="Begin").click()
-    assert page.get_by_role("heading", name="Consent").is_visible()
+    expect(page.get_by_role("heading", name="Consent")).to_be_visible()
     shot(page, "02-consent-desktop")
     page.get_by_role("button", name="I agree and want to take part").click()
     session = ParticipantSession.objects.get(external_id=PID)
     assert session.platform_params == {"PROLIFIC_PID": PID, "STUDY_ID": "abc", "SESSION_ID": "def"}
 
-    assert page.get_by_role("heading", name="Instructions").is_visible()
+    expect(page.get_by_role("heading", name="Instructions")).to_be_visible()
     shot(page, "03-instructions-desktop")
     page.get_by_role("button", name="Start").click()
 
@@ -157,11 +159,11 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
     failed_check = reloaded = typed_text = False
     while (trial := current(session)) is not None:
         number = trial.position + 1
-        assert page.get_by_text(f"Chart {number} of 8").is_visible()
+        expect(page.get_by_text(f"Chart {number} of 8")).to_be_visible()
         if number == 4 and not reloaded:
             page.reload()  # a reload resumes at the same trial
             reloaded = True
-            assert page.get_by_text("Chart 4 of 8").is_visible()
+            expect(page.get_by_text("Chart 4 of 8")).to_be_visible()
         kind = (
             trial.attention_check.answer_type if trial.is_attention else trial.question.answer_type
         )
@@ -191,7 +193,7 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
         failed_check = failed_check or fail
 
     assert reloaded and typed_text and failed_check and rankings_done == 2
-    assert page.get_by_role("heading", name="All done").is_visible()  # the debrief thanks
+    expect(page.get_by_role("heading", name="All done")).to_be_visible()  # the debrief thanks
     assert page.locator("#completion-code").inner_text() == "C0DE42"
     shot(page, "06-completion-desktop")
 
@@ -240,7 +242,7 @@ def test_pages_fit_a_phone_screen(browser, live_server, researcher):
                 shot(page, f"12-{label}-phone")
             answer_trial(page, trial, ranking_by="keys")
         shot(page, "13-completion-phone")
-        assert page.locator("#completion-code").is_visible()
+        expect(page.locator("#completion-code")).to_be_visible()
     finally:
         context.close()
 
@@ -288,7 +290,9 @@ def test_a_second_browser_with_the_same_id_cannot_take_the_session_over(
 
         theirs = attacker.new_page()
         theirs.goto(url)
-        assert theirs.get_by_role("heading", name="Please continue where you started").is_visible()
+        expect(
+            theirs.get_by_role("heading", name="Please continue where you started")
+        ).to_be_visible()
         assert theirs.locator("main a, main form").count() == 0  # nothing to act with
         shot(theirs, "14-same-id-second-browser")
         assert session.token not in theirs.content()

@@ -2,6 +2,7 @@
 JSON flow and draws the next trial without a page load; without it, the forms post."""
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.models import AnswerType, ParticipantSession, Question, Response
 from studies.tests.factories import make_chart_set, make_study
@@ -73,10 +74,12 @@ def test_with_javascript_every_answer_is_one_request_and_no_page_loads(page, liv
             assert page.evaluate("window.sameDocument") is True
             assert loads == []
             # The participant-visible texts come from the page, not from the script.
-            assert page.get_by_text(f"Chart {session.trial_count} of {session.trial_count}")
+            expect(
+                page.get_by_text(f"Chart {session.trial_count} of {session.trial_count}")
+            ).to_be_visible()
         answer(page, trial)
 
-    assert page.get_by_role("heading", name="All done").is_visible()
+    expect(page.get_by_role("heading", name="All done")).to_be_visible()
     assert page.locator("#completion-code").inner_text() == "C0DE42"
     # Every type was drawn by the script at least once (only the first trial was not).
     assert set(drawn) >= set(EVERY_TYPE)

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from demo.library import load_library_demo
 from demo.study import load_study_demo
@@ -253,7 +254,7 @@ def test_on_an_allowed_phone_everything_is_in_view_and_the_chart_opens_full_scre
         zoomed.tap()
         assert zoomed.evaluate("i => i.getBoundingClientRect().width") <= PHONE[0]
         dialog.get_by_role("button", name="Close").tap()
-        assert not dialog.is_visible()
+        expect(dialog).to_be_hidden()
 
         session.refresh_from_db()
         assert take_and_measure(page, session, [PHONE], side_by_side=False) == KINDS

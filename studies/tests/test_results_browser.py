@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.tests.factories import simulated_study
 
@@ -28,8 +29,8 @@ def test_a_researcher_reads_the_results_dashboard(page, live_server, researcher,
     study = simulated_study(researcher, participants=40, pairs=4)
     sign_in(page, live_server, researcher, password)
     page.goto(f"{live_server.url}/studies/study/{study.slug}/results/")
-    assert page.get_by_role("heading", name="HMI per chart").is_visible()
-    assert page.locator(".funnel").get_by_text("took part").is_visible()
+    expect(page.get_by_role("heading", name="HMI per chart")).to_be_visible()
+    expect(page.locator(".funnel").get_by_text("took part")).to_be_visible()
     shot(page, "01-results-desktop")
 
     # Sort by HMI, descending: the first row then has the largest HMI.
@@ -45,7 +46,7 @@ def test_a_researcher_reads_the_results_dashboard(page, live_server, researcher,
     first.focus()
     page.keyboard.press("Enter")
     assert first.get_attribute("aria-expanded") == "true"
-    assert page.locator("tr.answers:not([hidden]) caption").first.is_visible()
+    expect(page.locator("tr.answers:not([hidden]) caption").first).to_be_visible()
     shot(page, "02-results-drilldown")
 
     # Override one participant's decision with a reason.
@@ -54,7 +55,7 @@ def test_a_researcher_reads_the_results_dashboard(page, live_server, researcher,
     form.locator("select").select_option("exclude")
     form.locator("input[name=reason]").fill("Reported a technical problem")
     form.get_by_role("button", name="Save").click()
-    assert page.get_by_text("Decision saved and logged.").is_visible()
+    expect(page.get_by_text("Decision saved and logged.")).to_be_visible()
     shot(page, "03-results-override")
 
     page.set_viewport_size({"width": 390, "height": 844})

@@ -4,6 +4,7 @@ whose legends keep off the data, a Models page that folds to one screen, charts 
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from analysis.tables import natural_sorted
 from demo.model_eval import load_model_eval_demo
@@ -55,10 +56,10 @@ def test_recompute_answers_at_once_and_the_status_panel_follows_the_job(
     timing = info.value.request.timing
     assert timing["responseEnd"] - timing["requestStart"] < 1000, timing
     page.wait_for_load_state()
-    assert page.get_by_text("Recompute started").is_visible()
+    expect(page.get_by_text("Recompute started")).to_be_visible()
     shot(page, "01-recompute-started")
     page.locator("#job-state .badge-done").wait_for(timeout=90_000)
-    assert page.get_by_text("Last run finished").is_visible()
+    expect(page.get_by_text("Last run finished")).to_be_visible()
     shot(page, "02-recompute-done")
 
 
@@ -104,7 +105,7 @@ def test_a_models_page_computes_as_a_job_folds_to_one_screen_and_formats_numbers
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{live_server.url}/studies/study/{study.slug}/models/")
     # The first view starts the computation as a job and follows it, then shows the report.
-    assert page.locator("#job-state").get_by_text("Computing the model analyses").is_visible()
+    expect(page.locator("#job-state").get_by_text("Computing the model analyses")).to_be_visible()
     shot(page, "05-models-computing")
     page.get_by_role("heading", name="FACT error rates").wait_for(timeout=120_000)
     shot(page, "06-models-open")

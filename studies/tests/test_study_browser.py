@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from studies.models import Study
 from studies.services.sessions import Identity, response_record, session_start
@@ -40,7 +41,7 @@ def test_a_researcher_sets_up_a_study_and_takes_it_live(page, live_server, resea
     page.goto(f"{live_server.url}/studies/new/")
     page.get_by_label("Title").fill("Truncated axes")
     page.get_by_role("button", name="Create study").click()
-    assert page.get_by_text("Choose at least one chart pair.").is_visible()
+    expect(page.get_by_text("Choose at least one chart pair.")).to_be_visible()
     shot(page, "20-study-new-desktop")
 
     page.get_by_role("link", name="Pairs", exact=True).click()
@@ -49,8 +50,8 @@ def test_a_researcher_sets_up_a_study_and_takes_it_live(page, live_server, resea
         page.get_by_label(code, exact=False).check()
     shot(page, "21-study-pairs-desktop")
     page.get_by_role("button", name="Save pairs", exact=True).first.click()
-    assert page.get_by_text("Pairs saved: the study uses 3 pairs.").is_visible()
-    assert page.get_by_role("heading", name="Chosen pairs (3)").is_visible()
+    expect(page.get_by_text("Pairs saved: the study uses 3 pairs.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Chosen pairs (3)")).to_be_visible()
 
     page.get_by_role("link", name="Attention checks").click()
     page.get_by_label("Instructed response").check()
@@ -58,7 +59,7 @@ def test_a_researcher_sets_up_a_study_and_takes_it_live(page, live_server, resea
     page.get_by_label("Options").fill("Strongly disagree\nStrongly agree")
     page.get_by_label("Answer key").fill("Strongly agree")
     page.get_by_role("button", name="Add check").click()
-    assert page.get_by_text("Attention check added.").is_visible()
+    expect(page.get_by_text("Attention check added.")).to_be_visible()
     shot(page, "22-study-checks-desktop")
 
     page.get_by_role("link", name="Settings & texts").click()
@@ -70,12 +71,14 @@ def test_a_researcher_sets_up_a_study_and_takes_it_live(page, live_server, resea
     page.get_by_role("button", name="Save settings").click()
 
     page.get_by_role("button", name="Go live").click()
-    assert page.get_by_text("The study is now live.").is_visible()
+    expect(page.get_by_text("The study is now live.")).to_be_visible()
     study = Study.objects.get(title="Truncated axes")
     assert (
         study.status == "live" and study.study_pairs.count() == 3 and study.chart_set == chart_set
     )
-    assert page.get_by_text(f"/s/{study.slug}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}").is_visible()
+    expect(
+        page.get_by_text(f"/s/{study.slug}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}")
+    ).to_be_visible()
 
 
 def test_the_monitoring_page_on_desktop_and_phone(browser, live_server, researcher, password):
@@ -101,13 +104,13 @@ def test_the_monitoring_page_on_desktop_and_phone(browser, live_server, research
         try:
             sign_in(page, live_server, researcher, password)
             page.goto(f"{live_server.url}/studies/study/{study.slug}/")
-            assert page.get_by_text("participants failing a check").is_visible()
+            expect(page.get_by_text("participants failing a check")).to_be_visible()
             page.get_by_text("pairs, largest difference").click()
             shot(page, f"24-study-monitor-{name}")
             assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
             if name == "desktop":
                 page.get_by_role("link", name="1", exact=True).click()
-                assert page.get_by_text("Trials in the order shown").is_visible()
+                expect(page.get_by_text("Trials in the order shown")).to_be_visible()
                 shot(page, "25-participant-answers-desktop")
         finally:
             context.close()

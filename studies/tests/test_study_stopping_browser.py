@@ -4,6 +4,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from analysis.planning import n_for_half_width
 from studies.models import Study
@@ -34,7 +35,7 @@ def test_plan_go_live_with_a_rule_fill_until_it_stops(page, live_server, researc
     page.get_by_label("Minimum included participants").fill("5")
     page.get_by_role("button", name="Save settings").click()
     page.get_by_role("button", name="Go live").click()
-    assert page.get_by_text("The study is now live.").is_visible()
+    expect(page.get_by_text("The study is now live.")).to_be_visible()
 
     out = StringIO()
     call_command("simulate_study", study.slug, "--participants", "120", "--seed", "3", stdout=out)
@@ -43,12 +44,14 @@ def test_plan_go_live_with_a_rule_fill_until_it_stops(page, live_server, researc
     assert study.stopped_reason == "precision"
 
     page.reload()
-    assert page.get_by_role("heading", name="Recruitment stopped: the study is full").is_visible()
+    expect(
+        page.get_by_role("heading", name="Recruitment stopped: the study is full")
+    ).to_be_visible()
     page.get_by_text("Every chart's interval and what it still needs").click()
     shot(page, "stopped-study-desktop")
 
     page.goto(f"{live_server.url}/s/{study.slug}/?PROLIFIC_PID=late1&STUDY_ID=s&SESSION_ID=x")
-    assert page.get_by_role("heading", name="This study is full").is_visible()
+    expect(page.get_by_role("heading", name="This study is full")).to_be_visible()
     shot(page, "study-full-participant")
 
     answer = page.request.post(
