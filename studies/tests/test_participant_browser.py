@@ -148,10 +148,10 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
     expect(page.get_by_role("heading", name="Consent")).to_be_visible()
     shot(page, "02-consent-desktop")
     page.get_by_role("button", name="I agree and want to take part").click()
+    expect(page.get_by_role("heading", name="Instructions")).to_be_visible()
     session = ParticipantSession.objects.get(external_id=PID)
     assert session.platform_params == {"PROLIFIC_PID": PID, "STUDY_ID": "abc", "SESSION_ID": "def"}
 
-    expect(page.get_by_role("heading", name="Instructions")).to_be_visible()
     shot(page, "03-instructions-desktop")
     page.get_by_role("button", name="Start").click()
 
