@@ -79,7 +79,12 @@ def parse_args(argv=None):
         ),
     )
     parser.add_argument(
-        "--ramp-s", type=float, default=5.0, help="spread arrivals over this many seconds"
+        "--ramp-s",
+        type=float,
+        default=None,
+        help="spread arrivals over this many seconds (default 1 in a closed loop, where a "
+        "session lasts a few seconds and a longer ramp would never have everyone in at once; "
+        "5 otherwise)",
     )
     parser.add_argument(
         "--mode",
@@ -108,7 +113,10 @@ def parse_args(argv=None):
         help="turn on the study's fast answer commit (synchronous_commit off for answers)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.ramp_s is None:
+        args.ramp_s = 1.0 if not (args.think_ms or args.lockstep_s) else 5.0
+    return args
 
 
 # ----------------------------------------------------------------------------- set-up
@@ -324,6 +332,7 @@ async def participant(n: int, http, slug: str, clock, stats: dict):
         stats["submit"].append(time.perf_counter() - t0)
         if status == 201:
             stats["stored_ok"] += 1
+            stats["answered_at"].append(time.perf_counter())
             trial = result["next_trial"]
             if trial is None:
                 break
@@ -361,12 +370,14 @@ def make_clock(args, begin: float):
 async def one_participant(n: int, args, port: int, slug: str, clock, stats: dict):
     await asyncio.sleep(args.ramp_s * n / max(args.participants, 1))
     http = Http(port)
+    began = time.perf_counter()
     try:
         if args.mode == "page":
             await participants_page.participant(http, n, slug, clock, answer, stats)
         else:
             await participant(n, http, slug, clock, stats)
     finally:
+        stats["spans"].append((began, time.perf_counter()))
         await http.close()
 
 
@@ -403,6 +414,8 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
         "stored_ok": 0,
         "duplicates": 0,
         "finished": 0,
+        "answered_at": [],  # when each stored answer's reply came back
+        "spans": [],  # (arrived, left) per participant
     }
     # The warm-up's CPU is not the participants'.
     stats["cpu_before"] = process_group_cpu(server_pid)

@@ -111,6 +111,7 @@ async def participant(http, n: int, slug: str, clock, answer, stats: dict) -> No
         stats["submit"].append(time.perf_counter() - t0)
         if status == 201:
             stats["stored_ok"] += 1
+            stats["answered_at"].append(time.perf_counter())
         elif status == 200 and result.get("duplicate"):
             stats["duplicates"] += 1
         else:

@@ -32,6 +32,22 @@ def workers_of(args) -> str:
     return f"gthread workers x {args.threads} threads"
 
 
+def all_in(stats: dict, participants: int) -> str:
+    """Throughput while every participant was in the study: the closed loop's steady state,
+    without the arrivals' ramp and the last sessions' tail."""
+    spans = stats.get("spans") or []
+    if len(spans) < participants:
+        return "not measured (some participants never started)"
+    start, end = max(s for s, _ in spans), min(e for _, e in spans)
+    if end - start < 0.5:
+        return (
+            "never (for half a second or more): arrivals took longer than a session; "
+            "lower --ramp-s or raise --pairs"
+        )
+    answers = sum(start <= t <= end for t in stats["answered_at"])
+    return f"{answers / (end - start):.1f} answers/s over {end - start:.1f} s"
+
+
 def print_report(
     args,
     stats: dict,
@@ -74,6 +90,7 @@ def print_report(
         f"throughput          {submitted / wall:.1f} answers/s, {requests / wall:.0f} requests/s "
         f"({requests / max(submitted, 1):.2f} requests per answer)"
     )
+    print(f"all in at once      {all_in(stats, args.participants)}")
     print(f"answer latency      {latency(stats['submit'])}")
     if stats["image"]:
         print(f"chart GET           {latency(stats['image'])}")
