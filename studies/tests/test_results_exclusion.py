@@ -180,3 +180,37 @@ def test_the_monitor_and_the_analysis_exclude_the_same_sessions(study):
         assert rows[decision.facts.id] == [text for _code, text in decision.reasons]
     assert rows[ok.pk] == [] and rows[going.pk] == ["still in progress"]
     assert rows[preview.pk] == ["pilot or preview session", "still in progress"]
+
+
+@pytest.mark.parametrize("asked", [(True, False), (False, True), (True, True)])
+def test_session_times_are_each_sessions_median_per_chart_and_fastest_trial(study, asked):
+    import random
+    import statistics
+
+    from studies.selectors.results import session_times
+
+    rng = random.Random(5)
+    for response in Response.objects.filter(session__study=study):
+        response.server_ms = rng.randint(200, 9000)
+        response.save(update_fields=["server_ms"])
+    first, second, third = _sessions(study)[:3]
+    # An attention check counts for the fastest trial but not for the median per chart; an
+    # answer without a time counts for neither; without chart answers there is no median.
+    check = Response.objects.filter(session=first, chart__isnull=True).first()
+    Response.objects.filter(pk=check.pk).update(server_ms=50)
+    timeless = Response.objects.filter(session=third).order_by("position").first()
+    Response.objects.filter(pk=timeless.pk).update(server_ms=None)
+    Response.objects.filter(session=second, chart__isnull=False).delete()
+    expected_medians, expected_fastest = {}, {}
+    for session in _sessions(study):
+        rows = list(Response.objects.filter(session=session, server_ms__isnull=False))
+        charts = [r.server_ms / 1000 for r in rows if r.chart_id is not None]
+        if charts:
+            expected_medians[session.pk] = statistics.median(charts)
+        if rows:
+            expected_fastest[session.pk] = min(r.server_ms for r in rows)
+    medians, fastest = session_times(study, medians=asked[0], fastest=asked[1])
+    # PostgreSQL halves the sum of the two middle times before dividing by 1000: approx.
+    assert medians == pytest.approx(expected_medians if asked[0] else {})
+    assert fastest == (expected_fastest if asked[1] else {})
+    assert second.pk not in expected_medians and expected_fastest[first.pk] == 50
