@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from django.core.files.storage import default_storage
 from django.db import connection
-from django.db.models import Count, Min, Q
+from django.db.models import Count, Q
 
 from analysis.tables import natural_key
 from studies import exclusion_rules
@@ -34,9 +34,10 @@ if TYPE_CHECKING:
 CHUNK = 5000
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionFacts:
-    """What the exclusion rules look at for one session."""
+    """What the exclusion rules look at for one session (one per session: slots keep a large
+    study's thousands of them small)."""
 
     id: int
     number: int | None
@@ -47,8 +48,6 @@ class SessionFacts:
     attention_failures: int
     answered: int
     trial_count: int
-    created_at: object
-    completed_at: object
     median_chart_seconds: float | None = None
     fastest_trial_ms: int | None = None
     override: str | None = None
@@ -76,8 +75,9 @@ class SessionFacts:
 def session_facts(study: Study, *, times: bool = False) -> list[SessionFacts]:
     """Every session of the study (declined ones too) with what the exclusion rules look at.
 
-    The time per chart and the fastest trial are read when a rule uses them, or
-    always with ``times`` (the monitor shows them).
+    With ``times`` (the monitor shows them) every session has its median time per chart and
+    fastest trial; otherwise they are read only when a rule uses them, and the median only for
+    the sessions the study's minimum could exclude (``rule_times``).
     """
     rows = ParticipantSession.objects.filter(study=study).order_by("number", "id")
     facts = [
@@ -92,18 +92,15 @@ def session_facts(study: Study, *, times: bool = False) -> list[SessionFacts]:
             "attention_failures",
             "current_position",
             "trial_count",
-            "created_at",
-            "completed_at",
         ).iterator(chunk_size=CHUNK)
     ]
-    if times or study.min_seconds_per_trial > 0:
-        medians = median_chart_seconds(study)
-        for fact in facts:
-            fact.median_chart_seconds = medians.get(fact.id)
-    if times or study.min_trial_ms > 0:
-        fastest = fastest_trial_ms(study)
-        for fact in facts:
-            fact.fastest_trial_ms = fastest.get(fact.id)
+    if times:
+        medians, fastest = session_times(study)
+    else:
+        medians, fastest = rule_times(study)
+    for fact in facts:
+        fact.median_chart_seconds = medians.get(fact.id)
+        fact.fastest_trial_ms = fastest.get(fact.id)
     overrides = ExclusionOverride.objects.filter(session__study=study).values_list(
         "session_id", "decision", "reason"
     )
@@ -114,41 +111,86 @@ def session_facts(study: Study, *, times: bool = False) -> list[SessionFacts]:
     return facts
 
 
-def median_chart_seconds(study: Study) -> dict[int, float]:
-    """session id -> median server-side seconds per chart answered.
+def session_times(
+    study: Study, *, medians: bool = True, fastest: bool = True
+) -> tuple[dict[int, float], dict[int, int]]:
+    """(session id -> median server-side seconds per chart answered, session id -> the
+    shortest server-side time in ms on any trial it answered), each only if asked for.
 
-    PostgreSQL computes the medians itself (one row per session comes back);
-    elsewhere the times are streamed and the medians taken here.
+    On PostgreSQL one grouped query reads the study's responses once for both (the
+    database takes the medians: one row per session comes back); elsewhere the times
+    are streamed and the medians taken here.
     """
+    if not (medians or fastest):
+        return {}, {}
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT r.session_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY r.server_ms) "
-                "FROM studies_response r JOIN studies_participantsession s ON s.id = r.session_id "
-                "WHERE s.study_id = %s AND r.chart_id IS NOT NULL AND r.server_ms IS NOT NULL "
-                "GROUP BY r.session_id",
-                [study.pk],
-            )
-            return {sid: float(ms) / 1000 for sid, ms in cursor.fetchall()}
+        return _session_times_sql(study, medians=medians, fastest=fastest)
     times: dict[int, list[float]] = defaultdict(list)
-    query = Response.objects.filter(
-        session__study=study, chart__isnull=False, server_ms__isnull=False
-    ).values_list("session_id", "server_ms")
-    for session_id, ms in query.iterator(chunk_size=CHUNK):
-        times[session_id].append(ms / 1000)
-    return {sid: statistics.median(values) for sid, values in times.items()}
-
-
-def fastest_trial_ms(study: Study) -> dict[int, int]:
-    """session id -> the shortest server-side time on any trial it answered (one grouped query)."""
-    rows = (
-        Response.objects.filter(session__study=study, server_ms__isnull=False)
-        .values("session_id")
-        .annotate(fastest=Min("server_ms"))
-        .values_list("session_id", "fastest")
-        .order_by()
+    least: dict[int, int] = {}
+    query = Response.objects.filter(session__study=study, server_ms__isnull=False).values_list(
+        "session_id", "server_ms", "chart_id"
     )
-    return dict(rows)
+    for session_id, ms, chart in query.iterator(chunk_size=CHUNK):
+        if chart is not None:
+            times[session_id].append(ms / 1000)
+        least[session_id] = min(ms, least.get(session_id, ms))
+    middle = {sid: statistics.median(values) for sid, values in times.items()}
+    return (middle if medians else {}), (least if fastest else {})
+
+
+def _session_times_sql(study: Study, *, medians: bool, fastest: bool, sessions=None):
+    """Both on PostgreSQL, in one grouped query; ``sessions``: only these of the study's."""
+    if sessions is not None and not sessions:
+        return {}, {}
+    median = (
+        "percentile_cont(0.5) WITHIN GROUP (ORDER BY r.server_ms) FILTER (WHERE r.chart_id "
+        "IS NOT NULL)"
+        if medians
+        else "NULL"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT r.session_id, {median}, {'MIN(r.server_ms)' if fastest else 'NULL'} "
+            "FROM studies_response r JOIN studies_participantsession s ON s.id = r.session_id "
+            "WHERE s.study_id = %s AND r.server_ms IS NOT NULL "
+            f"{'' if fastest else 'AND r.chart_id IS NOT NULL '}"
+            f"{'' if sessions is None else 'AND r.session_id = ANY(%s) '}GROUP BY r.session_id",
+            [study.pk] if sessions is None else [study.pk, list(sessions)],
+        )
+        rows = cursor.fetchall()
+    middle = {sid: float(ms) / 1000 for sid, ms, _least in rows if ms is not None}
+    least = {sid: ms for sid, _ms, ms in rows if ms is not None}
+    return middle, least
+
+
+def rule_times(study: Study) -> tuple[dict[int, float], dict[int, int]]:
+    """``session_times`` as far as the study's exclusion rules need them: the fastest trial if
+    a rule uses it, and the median time per chart of every session that median could exclude.
+
+    On PostgreSQL a session's median is taken only where counting says it may be below the
+    minimum: the median of n times is below it only if at least n/2 of the times are (the
+    comparison is monotone, and the median lies between the two middle times), so the other
+    sessions are kept without sorting their times. Counting is a plain grouped aggregate;
+    ``percentile_cont`` sorts every session's times and cost the exclusion rules most of
+    their time on large studies.
+    """
+    minimum, least = study.min_seconds_per_trial, study.min_trial_ms > 0
+    if minimum <= 0 or connection.vendor != "postgresql":
+        return session_times(study, medians=minimum > 0, fastest=least)
+    with connection.cursor() as cursor:
+        # server_ms / 1000 < minimum exactly as the rule compares the median, in float8.
+        cursor.execute(
+            "SELECT r.session_id, COUNT(*) FILTER (WHERE r.chart_id IS NOT NULL), "
+            "COUNT(*) FILTER (WHERE r.chart_id IS NOT NULL "
+            "AND r.server_ms::float8 / 1000 < %s::float8), MIN(r.server_ms) "
+            "FROM studies_response r JOIN studies_participantsession s ON s.id = r.session_id "
+            "WHERE s.study_id = %s AND r.server_ms IS NOT NULL GROUP BY r.session_id",
+            [float(minimum), study.pk],
+        )
+        rows = cursor.fetchall()
+    maybe = [sid for sid, n, below, _least in rows if n and 2 * below >= n]
+    medians = _session_times_sql(study, medians=True, fastest=False, sessions=maybe)[0]
+    return medians, ({sid: ms for sid, _n, _below, ms in rows} if least else {})
 
 
 def chart_catalogue(study: Study) -> pd.DataFrame:

@@ -180,3 +180,77 @@ def test_the_monitor_and_the_analysis_exclude_the_same_sessions(study):
         assert rows[decision.facts.id] == [text for _code, text in decision.reasons]
     assert rows[ok.pk] == [] and rows[going.pk] == ["still in progress"]
     assert rows[preview.pk] == ["pilot or preview session", "still in progress"]
+
+
+@pytest.mark.parametrize("asked", [(True, False), (False, True), (True, True)])
+def test_session_times_are_each_sessions_median_per_chart_and_fastest_trial(study, asked):
+    import random
+    import statistics
+
+    from studies.selectors.results import session_times
+
+    rng = random.Random(5)
+    for response in Response.objects.filter(session__study=study):
+        response.server_ms = rng.randint(200, 9000)
+        response.save(update_fields=["server_ms"])
+    first, second, third = _sessions(study)[:3]
+    # An attention check counts for the fastest trial but not for the median per chart; an
+    # answer without a time counts for neither; without chart answers there is no median.
+    check = Response.objects.filter(session=first, chart__isnull=True).first()
+    Response.objects.filter(pk=check.pk).update(server_ms=50)
+    timeless = Response.objects.filter(session=third).order_by("position").first()
+    Response.objects.filter(pk=timeless.pk).update(server_ms=None)
+    Response.objects.filter(session=second, chart__isnull=False).delete()
+    expected_medians, expected_fastest = {}, {}
+    for session in _sessions(study):
+        rows = list(Response.objects.filter(session=session, server_ms__isnull=False))
+        charts = [r.server_ms / 1000 for r in rows if r.chart_id is not None]
+        if charts:
+            expected_medians[session.pk] = statistics.median(charts)
+        if rows:
+            expected_fastest[session.pk] = min(r.server_ms for r in rows)
+    medians, fastest = session_times(study, medians=asked[0], fastest=asked[1])
+    # PostgreSQL halves the sum of the two middle times before dividing by 1000: approx.
+    assert medians == pytest.approx(expected_medians if asked[0] else {})
+    assert fastest == (expected_fastest if asked[1] else {})
+    assert second.pk not in expected_medians and expected_fastest[first.pk] == 50
+
+
+def test_the_minimum_median_rule_decides_as_with_every_sessions_median(study):
+    """The rules read medians only where counting says the minimum (3 s) could exclude: the
+    decisions are those the exact medians give, at the boundary too."""
+    from django.db import connection
+
+    from studies import exclusion_rules
+    from studies.selectors.results import rule_times, session_facts
+
+    times = {
+        0: [2000, 2000, 2000, 4000, 4000, 4000],  # median exactly 3.0 s: kept
+        1: [2000, 2000, 2000, 3998, 4000, 4000],  # 2.999 s, half the times below: excluded
+        2: [1000, 1000, 1000, 1000, 9000, 9000],  # 1.0 s: excluded
+        3: [2999, 3000, 3000, 3000, 3000, 3000],  # 3.0 s, one time below: kept
+        4: [2999, 2999, 2999, 9000, 9000, None],  # odd count, 2.999 s is the middle: excluded
+    }
+    sessions = _sessions(study)
+    for index, values in times.items():
+        charts = Response.objects.filter(session=sessions[index], chart__isnull=False)
+        for response, ms in zip(charts.order_by("position"), values, strict=True):
+            Response.objects.filter(pk=response.pk).update(server_ms=ms)
+    exact = {f.id: f for f in session_facts(study, times=True)}
+    for decision in study_exclusion(study).decisions:
+        assert decision.reasons == exclusion_rules.rule_reasons(
+            study, exact[decision.facts.id].rule_facts
+        )
+    codes = {d.facts.id: d.main_reason for d in study_exclusion(study).decisions}
+    assert [codes[sessions[i].pk] for i in times] == [
+        None,
+        "too_fast",
+        "too_fast",
+        None,
+        "too_fast",
+    ]
+    medians, _fastest = rule_times(study)
+    assert medians[sessions[1].pk] == pytest.approx(2.999)
+    assert all(medians[sid] == exact[sid].median_chart_seconds for sid in medians)
+    if connection.vendor == "postgresql":  # elsewhere every median is taken
+        assert sessions[3].pk not in medians and sessions[0].pk in medians

@@ -32,7 +32,7 @@ REASONS = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Decision:
     facts: SessionFacts
     reasons: list[tuple[str, str]]  # (code, text) from the rules
