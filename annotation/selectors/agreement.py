@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db.models import Count, Max, Sum, TextField
+from django.db.models import Count, Func, IntegerField, Max, Sum, TextField
 from django.db.models.functions import Cast
 
 from annotation.models import (
@@ -42,6 +42,7 @@ __all__ = [
     "counted_label_sets",
     "item_ids",
     "item_records",
+    "item_shapes",
     "label_decisions",
     "label_set_flags",
     "label_set_rows",
@@ -250,6 +251,29 @@ def item_records(project: Project, *, ids=None):
             "pk", "external_id", "sentences", "model", "dataset", "split", "image", "image_url"
         )
         .iterator(chunk_size=CHUNK)
+    )
+
+
+class _JSONArrayLength(Func):
+    function = "JSON_ARRAY_LENGTH"  # SQLite
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
+
+
+def item_shapes(project: Project) -> list[tuple]:
+    """(pk, external_id, number of sentences, model, dataset, split) in project order.
+
+    The dataset tables need each item's sentences counted, not their text, which for
+    25,000 captions is most of what reading the items costs.
+    """
+    return list(
+        Item.objects.filter(project=project)
+        .order_by("position", "pk")
+        .values_list(
+            "pk", "external_id", _JSONArrayLength("sentences"), "model", "dataset", "split"
+        )
     )
 
 

@@ -15,12 +15,11 @@ import numpy as np
 from analysis.aggregation import METHODS, aggregate_encoded, encode
 from analysis.arrays import sorted_unique
 from annotation.selectors.agreement import LabelDecisions
+from annotation.services.reports.counts import SENTENCE_BITS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# Sentence indexes fit in 20 bits (a caption of a million sentences is no caption).
-SENTENCE_BITS = 20
 FRAME_COLUMNS = ["item", "sentence", "category", "value", "p_positive"]
 ESTIMATE_COLUMNS = ["rater", "category", "sensitivity", "specificity"]
 
@@ -94,18 +93,22 @@ def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodRes
 
     ``votes`` is ``aggregate.votes_frame(decisions, tie=...)``: the same labels by the same
     tie rule, in the same order, with P(label = 1) the share of annotators who marked it.
-    Majority vote estimates nothing per annotator, so each (annotator, category) is NaN.
     """
-    import pandas as pd
-
     if not len(decisions):
         return method_aggregate(decisions, method="majority", tie="negative")
     frame = votes[["item", "sentence", "category", "value"]].assign(
         p_positive=votes["n_positive"].to_numpy() / votes["n_raters"].to_numpy()
     )
+    return MethodResult("majority", frame, majority_estimates(decisions))
+
+
+def majority_estimates(decisions: LabelDecisions) -> pd.DataFrame:
+    """Majority vote estimates nothing per annotator: each (annotator, category) is NaN."""
+    import pandas as pd
+
     raters = sorted_unique(decisions.rater)
     width = len(decisions.categories)
-    estimates = pd.DataFrame(
+    return pd.DataFrame(
         {
             "rater": np.tile(raters, width),
             "category": np.repeat(np.array(decisions.categories, dtype=object), len(raters)),
@@ -113,7 +116,6 @@ def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodRes
             "specificity": np.full(width * len(raters), np.nan),
         }
     )
-    return MethodResult("majority", frame, estimates)
 
 
 def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
