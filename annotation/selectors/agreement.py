@@ -220,8 +220,11 @@ def label_decisions(
     per_set = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, np.int64)
     starts = np.cumsum(per_set) - per_set
     mask_array = np.frombuffer(masks, dtype=np.uint64) if masks else np.zeros(0, np.uint64)
-    shifts = np.arange(len(keys), dtype=np.uint64)
-    marks = ((mask_array[:, None] >> shifts) & np.uint64(1)).astype(bool)
+    # Column by column: shifting every mask by every bit at once made a rows x categories
+    # uint64 table eight times the size of the marks.
+    marks = np.empty((len(mask_array), len(keys)), dtype=bool)
+    for j in range(len(keys)):
+        np.not_equal(mask_array & np.uint64(1 << j), 0, out=marks[:, j])
     return LabelDecisions(
         categories=keys,
         item=np.repeat(
@@ -231,7 +234,7 @@ def label_decisions(
         rater=np.repeat(
             np.frombuffer(raters, dtype=np.int64) if raters else np.zeros(0, np.int64), per_set
         ),
-        marks=marks.reshape(len(mask_array), len(keys)),
+        marks=marks,
         label_sets=len(items),
         unknown_keys=unknown,
     )

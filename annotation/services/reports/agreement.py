@@ -189,8 +189,6 @@ def _annotator_rows(
     decisions: LabelDecisions, counts: SentenceCounts, nonfactual: np.ndarray, pseudonyms
 ) -> list[dict]:
     """How each annotator agrees with the majority: on factuality and on every category decision."""
-    import pandas as pd
-
     # Both decisions are yes/no: counted with numpy, not over a long frame of every category.
     on_factual = binary_agreement_with_majority(counts.row, decisions.rater, nonfactual).set_index(
         "rater"
@@ -199,31 +197,28 @@ def _annotator_rows(
     on_all = binary_agreement_with_majority(counts.row, decisions.rater, decisions.marks).set_index(
         "rater"
     )
-    volume = pd.DataFrame(
-        {
-            "rater": decisions.rater,
-            "item": decisions.item,
-            "nonfactual": nonfactual,
-            "marks": decisions.marks.sum(axis=1),
-        }
-    ).groupby("rater", sort=True)
-    summary = volume.agg(
-        items=("item", "nunique"),
-        sentences=("item", "size"),
-        nonfactual=("nonfactual", "mean"),
-        marks=("marks", "mean"),
+    # Per annotator (ascending): items, sentences, and the means of two per-sentence counts.
+    raters, who = np.unique(decisions.rater, return_inverse=True)
+    who = who.reshape(-1)
+    sentences = np.bincount(who, minlength=len(raters))
+    span = int(decisions.item.max()) + 1
+    items = np.bincount(
+        sorted_unique(who.astype(np.int64) * span + decisions.item) // span, minlength=len(raters)
     )
+    # Whole-number sums divided by the count: pandas' groupby mean gave the same floats.
+    nonfactual_share = np.bincount(who, weights=nonfactual, minlength=len(raters)) / sentences
+    marks = np.bincount(who, weights=decisions.marks.sum(axis=1), minlength=len(raters))
     rows = []
-    for rater, row in summary.iterrows():
+    for n, rater in enumerate(raters.tolist()):
         f = on_factual.loc[rater] if rater in on_factual.index else None
         a = on_all.loc[rater] if rater in on_all.index else None
         rows.append(
             {
                 "annotator": pseudonyms.get(int(rater), str(rater)),
-                "items": int(row["items"]),
-                "sentences": int(row["sentences"]),
-                "nonfactual_share": finite_or_none(row["nonfactual"]),
-                "marks_per_sentence": finite_or_none(row["marks"]),
+                "items": int(items[n]),
+                "sentences": int(sentences[n]),
+                "nonfactual_share": finite_or_none(nonfactual_share[n]),
+                "marks_per_sentence": finite_or_none(marks[n] / sentences[n]),
                 "factual_agree": int(f["agree"]) if f is not None else 0,
                 "factual_counted": int(f["n"]) if f is not None else 0,
                 "factual_ties": int(f["tied"]) if f is not None else 0,

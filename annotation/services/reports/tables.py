@@ -70,6 +70,8 @@ def labelled_sentences(
 
     The sentences' text is not read: no table counts it.
     """
+    import pandas as pd
+
     voted, starts = np.unique(labels.item, return_index=True)
     if not len(voted) or not shapes:
         return None
@@ -96,10 +98,11 @@ def labelled_sentences(
     # One split per model, the last record's, as in record_sentences.
     split_of = {row[3]: row[5] for row in rows}
 
-    def column(values: list) -> np.ndarray:
-        array = np.empty(len(values), dtype=object)
-        array[:] = values
-        return np.repeat(array, counts)
+    def column(values: list) -> pd.Categorical:
+        # Categorical: a column of 100,000 strings would go through Arrow, whose memory pool
+        # keeps what the groupbys over it took (tens of MB).
+        uniques, codes = np.unique(np.array(values, dtype=object), return_inverse=True)
+        return pd.Categorical.from_codes(np.repeat(codes.reshape(-1), counts), uniques.tolist())
 
     columns = {
         "record": np.repeat(np.arange(len(kept)), counts),
