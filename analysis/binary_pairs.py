@@ -22,7 +22,7 @@ COLUMNS = ["rater_a", "rater_b", "n", "kappa"]
 def binary_pairwise_kappa(unit, rater, value) -> pd.DataFrame:
     """One row per pair of raters with a unit in common: ``rater_a`` < ``rater_b``, ``n``, ``kappa``.
 
-    One entry per rating in the three arrays: ``unit`` and ``rater`` (integer codes) and
+    One entry per rating in the three arrays: ``unit`` (integer codes), ``rater`` and
     ``value`` (bool). A rater rates a unit at most once (ValueError otherwise). Kappa is
     :func:`analysis.agreement.cohen_kappa` from the same whole numbers, so the same float:
     ``nan`` when both raters gave one and the same value throughout.
@@ -30,7 +30,7 @@ def binary_pairwise_kappa(unit, rater, value) -> pd.DataFrame:
     import pandas as pd
 
     unit = np.asarray(unit, dtype=np.int64)
-    rater = np.asarray(rater, dtype=np.int64)
+    rater = np.asarray(rater)
     value = np.asarray(value, dtype=bool)
     if not len(unit):
         return pd.DataFrame(columns=COLUMNS)
