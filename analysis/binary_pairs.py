@@ -35,24 +35,33 @@ def binary_pairwise_kappa(unit, rater, value) -> pd.DataFrame:
     if not len(unit):
         return pd.DataFrame(columns=COLUMNS)
     names, who = np.unique(rater, return_inverse=True)
-    who = who.reshape(-1)
-    order = np.lexsort((who, unit))
-    unit, who, value = unit[order], who[order], value[order].astype(np.int64)
+    order = np.lexsort((who.reshape(-1), unit))
+    unit, who, value = unit[order], who.reshape(-1)[order], value[order]
+    del order
     if ((unit[1:] == unit[:-1]) & (who[1:] == who[:-1])).any():
         raise ValueError("a rater rated the same unit more than once")
     raters = len(names)
-    # cell = pair * 4 + 2 * a's value + b's value, for a before b on a unit (sorted by rater).
-    cells = []
+    # cell = pair * 4 + 2 * a's value + b's value, for a before b on a unit (sorted by rater),
+    # tallied step by step (the ratings `step` apart on a unit) so only the tallies add up.
+    tallies = []
     for step in range(1, len(unit)):
         same = unit[step:] == unit[:-step]
         if not same.any():
             break
-        a, b = who[:-step][same], who[step:][same]
-        cells.append((a * raters + b) * 4 + 2 * value[:-step][same] + value[step:][same])
+        pair = who[:-step][same] * raters + who[step:][same]
+        tallies.append(
+            np.unique(pair * 4 + 2 * value[:-step][same] + value[step:][same], return_counts=True)
+        )
     # Only the pairs that share a unit: a pool of hundreds of raters has few of its pairs.
-    found, counts = np.unique(
-        np.concatenate(cells) if cells else np.zeros(0, np.int64), return_counts=True
+    found, where = np.unique(
+        np.concatenate([cells for cells, _ in tallies] or [np.zeros(0, np.int64)]),
+        return_inverse=True,
     )
+    counts = np.bincount(
+        where.reshape(-1),
+        weights=np.concatenate([n for _, n in tallies] or [np.zeros(0, np.int64)]),
+        minlength=len(found),
+    ).astype(np.int64)
     pairs, starts = np.unique(found // 4, return_index=True)
     ends = np.append(starts[1:], len(found))[: len(starts)]
     rows = []

@@ -271,13 +271,21 @@ def item_shapes(project: Project) -> list[tuple]:
     The dataset tables need each item's sentences counted, not their text, which for
     25,000 captions is most of what reading the items costs.
     """
-    return list(
+    rows = (
         Item.objects.filter(project=project)
         .order_by("position", "pk")
         .values_list(
             "pk", "external_id", _JSONArrayLength("sentences"), "model", "dataset", "split"
         )
+        .iterator(chunk_size=CHUNK)
     )
+    # Model, source and split repeat from item to item: one string each, not one per item.
+    strings: dict[str, str] = {}
+    one = strings.setdefault
+    return [
+        (pk, external_id, count, one(model, model), one(dataset, dataset), one(split, split))
+        for pk, external_id, count, model, dataset, split in rows
+    ]
 
 
 def reference_labels(project: Project) -> dict[int, list[list[str]]]:
@@ -290,14 +298,12 @@ def reference_labels(project: Project) -> dict[int, list[list[str]]]:
     )
 
 
-def item_ids(project: Project) -> dict[int, str]:
-    """Item id -> external id."""
-    return dict(
-        Item.objects.filter(project=project)
-        .order_by()
-        .values_list("pk", "external_id")
-        .iterator(chunk_size=CHUNK)
-    )
+def item_ids(project: Project, *, ids=None) -> dict[int, str]:
+    """Item id -> external id, of every item or of those in ``ids``."""
+    items = Item.objects.filter(project=project)
+    if ids is not None:
+        items = items.filter(pk__in=ids)
+    return dict(items.order_by().values_list("pk", "external_id").iterator(chunk_size=CHUNK))
 
 
 # --- raw label sets for exports --------------------------------------------------------------------

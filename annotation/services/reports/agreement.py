@@ -9,6 +9,7 @@ built, and the sentences that kappa and p leave out are listed with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,7 +30,7 @@ FACTUAL = "factual"
 
 
 def _left_out(
-    items: np.ndarray, raters: np.ndarray, sentences: np.ndarray, k: int, external_ids: dict
+    items: np.ndarray, raters: np.ndarray, sentences: np.ndarray, k: int, external_ids
 ) -> list:
     """Groups of items kappa and p leave out, by their number of raters (``items`` ascending)."""
     groups = []
@@ -46,7 +47,9 @@ def _left_out(
                 f"labelled by {count} annotators, more than k = {k} (k was lowered after "
                 "they labelled); kappa and p need exactly k"
             )
-        shown = [external_ids.get(int(i), str(i)) for i in ids[:LEFT_OUT_IDS].tolist()]
+        shown_ids = ids[:LEFT_OUT_IDS].tolist()
+        known = external_ids(shown_ids)
+        shown = [known.get(i, str(i)) for i in shown_ids]
         groups.append(
             {
                 "raters": int(count),
@@ -97,10 +100,12 @@ def agreement_section(
     k: int,
     categories: list[CategoryInfo],
     pseudonyms: dict[int, str],
-    external_ids: dict[int, str],
+    external_ids: Callable[[list[int]], dict[int, str]],
     first: int | None = None,
 ) -> dict | None:
     """Agreement per decision, items left out, pairwise kappa and each annotator's agreement.
+
+    ``external_ids(ids)`` gives the external ids of the items listed as left out.
 
     ``counts`` are the decisions counted per sentence. ``first`` (adaptive overlap: k_min,
     with ``k`` = k_min): items have unequal numbers of raters, so kappa and p take each

@@ -113,7 +113,7 @@ def _from_annotators(
         k=overlap.floor,
         categories=categories,
         pseudonyms=pseudonyms,
-        external_ids=item_ids(project) if len(decisions) else {},
+        external_ids=lambda ids: item_ids(project, ids=ids),
         first=overlap.k_min if overlap.adaptive else None,
     )
     progress(0.55, f"Aggregating by {METHODS[method]}")
@@ -127,13 +127,15 @@ def _from_annotators(
         if len(result.frame):
             labels = SentenceLabels.from_frame(result.frame, keys)
         del result
-    aggregation = aggregation_section(project, method, estimates, labels, pseudonyms=pseudonyms)
     summary.update(
         label_sets=decisions.label_sets,
         annotators=len(set(decisions.rater.tolist())),
         items_labelled=len(sorted_unique(labels.item)) if labels is not None else 0,
         items_complete=agreement["items_complete"] if agreement else 0,
     )
+    # The labels are all that is left to read: what the rest takes fits where these were.
+    del decisions, counts
+    aggregation = aggregation_section(project, method, estimates, labels, pseudonyms=pseudonyms)
     return agreement, labels, aggregation
 
 

@@ -56,7 +56,8 @@ def _least_certain(labels: SentenceLabels | None) -> pd.DataFrame:
     # Row-major, the cells already run in item, sentence and category order, which breaks
     # ties. Only the closest cells are sorted: ranking all 700,000 took tens of MB.
     p_positive = labels.p_positive.reshape(-1)
-    distance = np.round(np.abs(p_positive - 0.5), 12)
+    distance = np.abs(p_positive - 0.5)
+    np.round(distance, 12, out=distance)
     distance[np.isnan(distance)] = np.inf  # a cell the method did not label
     wanted = min(UNCERTAIN_ROWS, len(distance))
     if not wanted:

@@ -99,10 +99,12 @@ def labelled_sentences(
     split_of = {row[3]: row[5] for row in rows}
 
     def column(values: list) -> pd.Categorical:
-        # Categorical: a column of 100,000 strings would go through Arrow, whose memory pool
-        # keeps what the groupbys over it took (tens of MB).
+        # Categorical over plain Python strings: a column of 100,000 strings would go
+        # through Arrow, whose memory pool keeps what the groupbys over it took.
         uniques, codes = np.unique(np.array(values, dtype=object), return_inverse=True)
-        return pd.Categorical.from_codes(np.repeat(codes.reshape(-1), counts), uniques.tolist())
+        return pd.Categorical.from_codes(
+            np.repeat(codes.reshape(-1), counts), pd.Index(uniques, dtype=object)
+        )
 
     columns = {
         "record": np.repeat(np.arange(len(kept)), counts),
