@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
@@ -35,6 +36,9 @@ from annotation.services.reports.tables import (
     sentence_tables,
 )
 from core.models import User
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REPORT_VERSION = 1
 
@@ -139,6 +143,17 @@ def _from_annotators(
     return agreement, labels, aggregation
 
 
+def _sentences(
+    project: Project, aggregated: SentenceLabels | dict | None, categories: list
+) -> pd.DataFrame | None:
+    """The sentence frame of the dataset tables, from aggregated or reference labels."""
+    if aggregated is None:
+        return None
+    if isinstance(aggregated, SentenceLabels):
+        return labelled_sentences(item_shapes(project), aggregated, categories)
+    return record_sentences(labelled_records(project, aggregated), categories)
+
+
 def _overlap_summary(overlap) -> dict:
     return {
         "policy": overlap.policy,
@@ -185,17 +200,11 @@ def report_compute(
             notes=notes,
             summary=summary,
         )
-        progress(0.75, "Building the dataset tables")
-        sentences = (
-            labelled_sentences(item_shapes(project), aggregated, categories)
-            if aggregated is not None
-            else None
-        )
     else:
-        reference = aggregated_labels(project, labels="reference")
-        summary.update(items_labelled=len(reference))
-        progress(0.75, "Building the dataset tables")
-        sentences = record_sentences(labelled_records(project, reference), categories)
+        aggregated = aggregated_labels(project, labels="reference")
+        summary.update(items_labelled=len(aggregated))
+    progress(0.75, "Building the dataset tables")
+    sentences = _sentences(project, aggregated, categories)
     summary["sentences"] = len(sentences) if sentences is not None else 0
     tables, figure = sentence_tables(sentences, categories)
     if tables is None:
