@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from annotation.selectors.agreement import CategoryInfo
+from annotation.selectors.agreement import CategoryInfo, submission_order
 from annotation.services.reports.counts import SentenceLabels, sentence_code
 from annotation.services.reports.estimates import UNCERTAIN_ROWS, _least_certain
 from annotation.services.reports.tables import (
@@ -130,3 +130,16 @@ def test_least_certain_cells_are_those_of_the_long_frame_ties_included(seed):
     expected = _frame_least_certain(frame)
     assert len(found) == min(UNCERTAIN_ROWS, len(frame))
     assert found.values.tolist() == expected.values.tolist()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_label_sets_read_in_any_order_are_put_in_submission_order(seed):
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(50)[:20].astype(np.int64)
+    lengths = rng.integers(0, 5, size=20).astype(np.int64)
+    rows = [(pk, n) for pk, length in zip(ids, lengths, strict=True) for n in range(length)]
+
+    order, row_order = submission_order(ids, lengths)
+
+    assert ids[order].tolist() == sorted(ids.tolist())
+    assert [rows[j] for j in row_order] == sorted(rows)
