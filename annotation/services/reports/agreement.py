@@ -3,8 +3,9 @@
 Decisions measured: the binary factual / not-factual judgement of each sentence
 (seed 001, section 2.3) and each error category on its own (marked or not).
 Each decision's coefficients (which sentences each one counts, and why) are
-:func:`analysis.decisions.decision_statistics`; here the per-sentence counts are
-built, and the sentences that kappa and p leave out are listed with the reason.
+:func:`analysis.decisions.decision_statistics`, over the per-sentence counts of
+:mod:`annotation.services.reports.counts`; here the sentences that kappa and p leave
+out are listed with the reason.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The dataset statistics of a report: CHOCOLATE Tables 2/10, 5, 6 and Figure 1.
 
-The tables come from ``analysis.captions`` over one record per labelled item,
-built like the released ``chocolate.json`` records; rows are lists of dicts
-keyed by plain names (split, model, dataset, category keys), in the paper's order.
+The tables come from ``analysis.captions`` over one row per sentence of each
+labelled item: built from the aggregated labels' arrays (annotators' labels), or
+from records like the released ``chocolate.json`` ones (reference labels). Rows
+are lists of dicts keyed by plain names (split, model, dataset, category keys),
+in the paper's order.
 """
 
 from __future__ import annotations
