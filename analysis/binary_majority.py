@@ -42,28 +42,21 @@ def binary_agreement_with_majority(unit, rater, value) -> pd.DataFrame:
     _, codes = np.unique(np.asarray(unit), return_inverse=True)
     codes = codes.reshape(-1)
     raters = np.bincount(codes)
-    yes = np.zeros((len(raters), value.shape[1]), dtype=np.int64)
-    for j, column in enumerate(value.T):
-        yes[:, j] = np.bincount(codes[column], minlength=len(raters))
-    no = raters[:, np.newaxis] - yes
-    shared = (raters >= 2)[:, np.newaxis]
-    counted = (shared & (yes != no))[codes]
-    tied = (shared & (yes == no))[codes]
-    agree = counted & (value == (yes > no)[codes])
-
+    shared = raters >= 2
     names, who = np.unique(np.asarray(rater), return_inverse=True)
     who = who.reshape(-1)
+    counted, agree, tied = (np.zeros(len(names), dtype=np.int64) for _ in range(3))
+    # One decision at a time: a ratings x decisions table per flag took tens of MB at 2.1 M
+    # ratings. A unit's yes votes y against its n - y no votes: a majority iff 2y != n.
+    for column in value.T:
+        twice_yes = 2 * np.bincount(codes[column], minlength=len(raters))
+        decided = (shared & (twice_yes != raters))[codes]
+        counted += np.bincount(who[decided], minlength=len(names))
+        tied += np.bincount(who[(shared & (twice_yes == raters))[codes]], minlength=len(names))
+        agree += np.bincount(
+            who[decided & (column == (twice_yes > raters)[codes])], minlength=len(names)
+        )
 
-    def per_rater(flags):
-        return np.bincount(who, weights=flags.sum(axis=1), minlength=len(names)).astype(np.int64)
-
-    result = pd.DataFrame(
-        {
-            "rater": names,
-            "n": per_rater(counted),
-            "agree": per_rater(agree),
-            "tied": per_rater(tied),
-        }
-    )
+    result = pd.DataFrame({"rater": names, "n": counted, "agree": agree, "tied": tied})
     result["share"] = result["agree"] / result["n"].where(result["n"] > 0)
     return result[columns]

@@ -95,6 +95,7 @@ __all__ = [
     "factuality_table",
     "majority_vote",
     "sentence_frame",
+    "sentence_table",
 ]
 
 
@@ -248,9 +249,7 @@ def sentence_frame(
 
     categories = tuple(categories)
     factual_categories = tuple(factual_categories)
-    unknown = [c for c in factual_categories if c not in categories]
-    if unknown:
-        raise ValueError(f"unknown factual categories: {', '.join(map(str, unknown))}")
+    _factual_columns(categories, factual_categories)
     # Column by column, marks as one boolean matrix: a dict per sentence took most of the time.
     columns = {name: [] for name in SENTENCE_COLUMNS[:7]}
     code = {category: j for j, category in enumerate(categories)}
@@ -290,12 +289,31 @@ def sentence_frame(
         return pd.DataFrame([], columns=names).astype(dict.fromkeys((*categories, "factual"), bool))
     marks = np.zeros((len(columns["text"]), len(categories)), dtype=bool)
     marks[marked_rows, marked_columns] = True
+    return sentence_table(columns, marks, categories, factual_categories)
+
+
+def _factual_columns(categories: Sequence[str], factual_categories: Sequence[str]) -> list[int]:
+    unknown = [c for c in factual_categories if c not in categories]
+    if unknown:
+        raise ValueError(f"unknown factual categories: {', '.join(map(str, unknown))}")
+    return [list(categories).index(c) for c in factual_categories]
+
+
+def sentence_table(
+    columns: Mapping[str, Sequence],
+    marks: np.ndarray,
+    categories: Sequence[str],
+    factual_categories: Sequence[str],
+) -> pd.DataFrame:
+    """:func:`sentence_frame`'s frame from its columns (any of record ... split) and the
+    sentences x ``categories`` marks: a boolean column per category, then factual."""
+    import pandas as pd
+
     frame = pd.DataFrame(columns)
     for j, category in enumerate(categories):
         frame[category] = marks[:, j]
-    factual_columns = [code[c] for c in factual_categories]
-    frame["factual"] = ~marks[:, factual_columns].any(axis=1)
-    return frame[names]
+    frame["factual"] = ~marks[:, _factual_columns(categories, factual_categories)].any(axis=1)
+    return frame
 
 
 def _caption_frame(sentences_df: pd.DataFrame) -> pd.DataFrame:

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from statsmodels.stats import inter_rater
 
-from analysis.decisions import decision_statistics, slot_matrix
+from analysis.agreement import krippendorff_alpha
+from analysis.decisions import binary_alpha, decision_statistics, slot_matrix
 
 NAN = np.nan
 # One decision over seven sentences, rated by four annotators a-d (NaN: did not rate).
@@ -127,3 +128,18 @@ def test_unequal_raters_take_kappa_from_the_first_k_min_and_alpha_ac1_from_all()
     plain = decision_statistics(n_raters, n_positive, k=2)
     assert got["krippendorff_alpha"] == plain["krippendorff_alpha"]
     assert plain["sentences"] == 2  # exactly-k would have dropped the disputed sentences
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_binary_alpha_is_alpha_over_the_slots_to_the_last_bit(seed):
+    rng = np.random.default_rng(seed)
+    n_raters = rng.integers(2, 6, size=500)
+    n_positive = rng.binomial(n_raters, [0.05, 0.2, 0.5, 0.9, 0.3, 0.7][seed])
+    assert binary_alpha(n_raters, n_positive) == krippendorff_alpha(
+        slot_matrix(n_raters, n_positive)
+    )
+
+
+def test_binary_alpha_of_one_value_throughout_is_nan():
+    assert np.isnan(binary_alpha(np.array([2, 3]), np.array([0, 0])))
+    assert np.isnan(binary_alpha(np.array([2, 3]), np.array([2, 3])))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from django.db.models import Count, Max, Sum, TextField
+from django.db.models import Count, Func, IntegerField, Max, Sum, TextField
 from django.db.models.functions import Cast
 
 from annotation.models import (
@@ -42,6 +42,7 @@ __all__ = [
     "counted_label_sets",
     "item_ids",
     "item_records",
+    "item_shapes",
     "label_decisions",
     "label_set_flags",
     "label_set_rows",
@@ -194,7 +195,8 @@ def label_decisions(
     if len(keys) > 63:
         raise ValueError("A project can have at most 63 categories in a report.")
     bit = {key: 1 << j for j, key in enumerate(keys)}
-    items, raters, lengths, masks = array("q"), array("q"), array("q"), array("Q")
+    ids, items, raters, lengths = array("q"), array("q"), array("q"), array("q")
+    masks = array("Q")
     unknown: set[str] = set()
     # Labels come as JSON text and are decoded once per distinct value: most label sets
     # repeat one of a few patterns (no error anywhere above all), and decoding per row
@@ -202,38 +204,58 @@ def label_decisions(
     decoded: dict[str, tuple[int, ...]] = {}
     rows = (
         counted_label_sets(project, include_excluded=include_excluded)
-        # Submission order: with adaptive overlap, kappa takes each item's first k_min.
-        .order_by("pk")
+        .order_by()
         .annotate(labels_text=Cast("labels", TextField()))
-        .values_list("item_id", "annotator_id", "labels_text")
+        .values_list("pk", "item_id", "annotator_id", "labels_text")
         .iterator(chunk_size=CHUNK)
     )
-    for item_id, annotator_id, text in rows:
+    for pk, item_id, annotator_id, text in rows:
         sentence_masks = decoded.get(text)
         if sentence_masks is None:
             sentence_masks = decoded[text] = _sentence_masks(text, bit, unknown)
+        ids.append(pk)
         items.append(item_id)
         raters.append(annotator_id)
         lengths.append(len(sentence_masks))
         masks.extend(sentence_masks)
-    per_set = np.frombuffer(lengths, dtype=np.int64) if lengths else np.zeros(0, np.int64)
+    # Submission (primary key) order: with adaptive overlap, kappa takes each item's first
+    # k_min. Sorted here: the database sorted every row with its labels, spilling to disk.
+    order, rows_order = submission_order(_int64(ids), _int64(lengths))
+    per_set = _int64(lengths)[order]
     starts = np.cumsum(per_set) - per_set
-    mask_array = np.frombuffer(masks, dtype=np.uint64) if masks else np.zeros(0, np.uint64)
-    shifts = np.arange(len(keys), dtype=np.uint64)
-    marks = ((mask_array[:, None] >> shifts) & np.uint64(1)).astype(bool)
+    mask_array = (np.frombuffer(masks, dtype=np.uint64) if masks else np.zeros(0, np.uint64))[
+        rows_order
+    ]
+    # Column by column: shifting every mask by every bit at once made a rows x categories
+    # uint64 table eight times the size of the marks.
+    marks = np.empty((len(mask_array), len(keys)), dtype=bool)
+    for j in range(len(keys)):
+        np.not_equal(mask_array & np.uint64(1 << j), 0, out=marks[:, j])
     return LabelDecisions(
         categories=keys,
-        item=np.repeat(
-            np.frombuffer(items, dtype=np.int64) if items else np.zeros(0, np.int64), per_set
-        ),
+        item=np.repeat(_int64(items)[order], per_set),
         sentence=(np.arange(len(mask_array)) - np.repeat(starts, per_set)).astype(np.int32),
-        rater=np.repeat(
-            np.frombuffer(raters, dtype=np.int64) if raters else np.zeros(0, np.int64), per_set
-        ),
-        marks=marks.reshape(len(mask_array), len(keys)),
+        rater=np.repeat(_int64(raters)[order], per_set),
+        marks=marks,
         label_sets=len(items),
         unknown_keys=unknown,
     )
+
+
+def _int64(values: array) -> np.ndarray:
+    return np.frombuffer(values, dtype=np.int64) if values else np.zeros(0, np.int64)
+
+
+def submission_order(ids: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Label sets read in any order, put in ``ids`` order: (the sets' new order, and that of
+    their rows, ``lengths[i]`` consecutive rows for set i)."""
+    order = np.argsort(ids, kind="stable")
+    starts = np.cumsum(lengths) - lengths
+    ordered = lengths[order]
+    rows = np.arange(int(ordered.sum())) + np.repeat(
+        starts[order] - (np.cumsum(ordered) - ordered), ordered
+    )
+    return order, rows
 
 
 # --- items and reference labels --------------------------------------------------------------------
@@ -253,6 +275,37 @@ def item_records(project: Project, *, ids=None):
     )
 
 
+class _JSONArrayLength(Func):
+    function = "JSON_ARRAY_LENGTH"  # SQLite
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
+
+
+def item_shapes(project: Project) -> list[tuple]:
+    """(pk, external_id, number of sentences, model, dataset, split) in project order.
+
+    The dataset tables need each item's sentences counted, not their text, which for
+    25,000 captions is most of what reading the items costs.
+    """
+    rows = (
+        Item.objects.filter(project=project)
+        .order_by("position", "pk")
+        .values_list(
+            "pk", "external_id", _JSONArrayLength("sentences"), "model", "dataset", "split"
+        )
+        .iterator(chunk_size=CHUNK)
+    )
+    # Model, source and split repeat from item to item: one string each, not one per item.
+    strings: dict[str, str] = {}
+    one = strings.setdefault
+    return [
+        (pk, external_id, count, one(model, model), one(dataset, dataset), one(split, split))
+        for pk, external_id, count, model, dataset, split in rows
+    ]
+
+
 def reference_labels(project: Project) -> dict[int, list[list[str]]]:
     """Imported reference labels per item id (items without any are absent)."""
     return dict(
@@ -263,14 +316,12 @@ def reference_labels(project: Project) -> dict[int, list[list[str]]]:
     )
 
 
-def item_ids(project: Project) -> dict[int, str]:
-    """Item id -> external id."""
-    return dict(
-        Item.objects.filter(project=project)
-        .order_by()
-        .values_list("pk", "external_id")
-        .iterator(chunk_size=CHUNK)
-    )
+def item_ids(project: Project, *, ids=None) -> dict[int, str]:
+    """Item id -> external id, of every item or of those in ``ids``."""
+    items = Item.objects.filter(project=project)
+    if ids is not None:
+        items = items.filter(pk__in=ids)
+    return dict(items.order_by().values_list("pk", "external_id").iterator(chunk_size=CHUNK))
 
 
 # --- raw label sets for exports --------------------------------------------------------------------

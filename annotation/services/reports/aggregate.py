@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.arrays import has_duplicates
 from analysis.captions import majority_vote
 from annotation.models import Project
 from annotation.selectors.agreement import (
@@ -21,8 +20,8 @@ from annotation.selectors.agreement import (
     reference_labels,
     report_categories,
 )
+from annotation.services.reports.counts import sentence_counts
 from annotation.services.reports.methods import (
-    SENTENCE_BITS,
     check_method,
     method_aggregate,
     per_item,
@@ -42,53 +41,13 @@ def votes_frame(decisions: LabelDecisions, *, tie: str) -> pd.DataFrame:
         return pd.DataFrame(
             columns=["item", "sentence", "category", "value", "n_raters", "n_positive"]
         )
-    counted = _counted_votes(decisions, tie=tie)
-    # Anything the counts cannot stand for (a rater twice on a sentence, no categories, an
-    # unknown tie rule) goes through majority_vote, which says what is wrong.
-    return counted if counted is not None else majority_vote(decisions.frame(), tie=tie)
-
-
-def _counted_votes(decisions: LabelDecisions, *, tie: str) -> pd.DataFrame | None:
-    """``majority_vote(decisions.frame())`` counted on the sentences x categories marks.
-
-    The same rows (every category of every rated sentence, by item, sentence and
-    category position), values and dtypes, without the long frame of one row per
-    (sentence, rater, category).
-    """
-    import pandas as pd
-
-    width = len(decisions.categories)
-    if not width or tie not in ("negative", "positive"):
-        return None
-    code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
-    sentences, index = np.unique(code, return_inverse=True)
-    pairs = index.astype(np.int64) * (int(decisions.rater.max()) + 1) + decisions.rater
-    if decisions.rater.min() < 0 or has_duplicates(pairs):
-        return None
-    n_raters = np.bincount(index, minlength=len(sentences))
-    n_positive = np.column_stack(
-        [
-            np.bincount(index, weights=decisions.marks[:, j], minlength=len(sentences))
-            for j in range(width)
-        ]
-    ).astype(np.int64)
-    n_raters = np.repeat(n_raters, width)
-    n_positive = n_positive.reshape(-1)
-    value = 2 * n_positive > n_raters if tie == "negative" else 2 * n_positive >= n_raters
-    return pd.DataFrame(
-        {
-            "item": np.repeat(sentences >> SENTENCE_BITS, width).astype(decisions.item.dtype),
-            "sentence": np.repeat(sentences & ((1 << SENTENCE_BITS) - 1), width).astype(
-                decisions.sentence.dtype
-            ),
-            "category": pd.Categorical.from_codes(
-                np.tile(np.arange(width, dtype=np.int16), len(sentences)),
-                categories=decisions.categories,
-            ),
-            "value": value,
-            "n_raters": n_raters.astype(np.int64),
-            "n_positive": n_positive,
-        }
+    counts = sentence_counts(decisions) if decisions.categories else None
+    # Anything the counts cannot stand for (a rater twice on a sentence, no categories)
+    # goes through majority_vote, which says what is wrong.
+    if counts is None:
+        return majority_vote(decisions.frame(), tie=tie)
+    return counts.votes(
+        tie, item_dtype=decisions.item.dtype, sentence_dtype=decisions.sentence.dtype
     )
 
 

@@ -3,34 +3,41 @@
 Decisions measured: the binary factual / not-factual judgement of each sentence
 (seed 001, section 2.3) and each error category on its own (marked or not).
 Each decision's coefficients (which sentences each one counts, and why) are
-:func:`analysis.decisions.decision_statistics`; here the per-sentence counts are
-built, and the sentences that kappa and p leave out are listed with the reason.
+:func:`analysis.decisions.decision_statistics`, over the per-sentence counts of
+:mod:`annotation.services.reports.counts`; here the sentences that kappa and p leave
+out are listed with the reason.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.agreement import pairwise_cohen_kappa
 from analysis.arrays import sorted_unique
 from analysis.binary_majority import binary_agreement_with_majority
+from analysis.binary_pairs import binary_pairwise_kappa
 from analysis.decisions import decision_statistics, decision_statistics_unequal
 from analysis.json_safe import finite_or_none
 from annotation.selectors.agreement import CategoryInfo, LabelDecisions
+from annotation.services.reports.counts import SentenceCounts
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 LEFT_OUT_IDS = 200
 FACTUAL = "factual"
 
 
-def _left_out(per_item: pd.Series, sentences: pd.Series, k: int, external_ids: dict) -> list:
+def _left_out(
+    items: np.ndarray, raters: np.ndarray, sentences: np.ndarray, k: int, external_ids
+) -> list:
+    """Groups of items kappa and p leave out, by their number of raters (``items`` ascending)."""
     groups = []
-    for count in sorted(set(per_item.tolist()) - {k}):
-        ids = per_item.index[per_item == count]
+    for count in sorted(set(raters.tolist()) - {k}):
+        chosen = raters == count
+        ids = items[chosen]
         if count < k:
             reason = (
                 f"labelled by {count} of k = {k} annotators so far; kappa and p need "
@@ -41,13 +48,15 @@ def _left_out(per_item: pd.Series, sentences: pd.Series, k: int, external_ids: d
                 f"labelled by {count} annotators, more than k = {k} (k was lowered after "
                 "they labelled); kappa and p need exactly k"
             )
-        shown = [external_ids.get(int(i), str(i)) for i in ids[:LEFT_OUT_IDS]]
+        shown_ids = ids[:LEFT_OUT_IDS].tolist()
+        known = external_ids(shown_ids)
+        shown = [known.get(i, str(i)) for i in shown_ids]
         groups.append(
             {
                 "raters": int(count),
                 "reason": reason,
                 "items": len(ids),
-                "sentences": int(sentences.loc[ids].sum()),
+                "sentences": int(sentences[chosen].sum()),
                 "ids": shown,
                 "more": max(0, len(ids) - LEFT_OUT_IDS),
             }
@@ -55,15 +64,18 @@ def _left_out(per_item: pd.Series, sentences: pd.Series, k: int, external_ids: d
     return groups
 
 
-def _first_counts(rated: pd.DataFrame, marks: np.ndarray, first: int) -> dict:
+def _first_counts(decisions: LabelDecisions, marks: np.ndarray, first: int) -> dict:
     """Per-sentence (raters, positives) over each item's first ``first`` label sets only.
 
-    ``rated`` rows come in submission order (``label_decisions`` reads label sets
+    The decisions come in submission order (``label_decisions`` reads label sets
     by primary key), so an annotator's rank on an item is the order in which
     their first row appears.
     """
     import pandas as pd
 
+    rated = pd.DataFrame(
+        {"item": decisions.item, "sentence": decisions.sentence, "rater": decisions.rater}
+    )
     pairs = rated[["item", "rater"]].drop_duplicates()
     rank = pairs.assign(rank=pairs.groupby("item").cumcount()).set_index(["item", "rater"])["rank"]
     keep = rank.reindex(pd.MultiIndex.from_frame(rated[["item", "rater"]])).to_numpy() < first
@@ -84,88 +96,75 @@ def _stats(n_raters, n_positive, *, k: int, first_counts) -> dict:
 
 def agreement_section(
     decisions: LabelDecisions,
-    votes: pd.DataFrame,
+    counts: SentenceCounts,
     *,
     k: int,
     categories: list[CategoryInfo],
     pseudonyms: dict[int, str],
-    external_ids: dict[int, str],
+    external_ids: Callable[[list[int]], dict[int, str]],
     first: int | None = None,
 ) -> dict | None:
     """Agreement per decision, items left out, pairwise kappa and each annotator's agreement.
 
-    ``first`` (adaptive overlap: k_min, with ``k`` = k_min): items have unequal
-    numbers of raters, so kappa and p take each item's first ``first`` label
-    sets (``analysis.decisions.decision_statistics_unequal``).
-    """
-    import pandas as pd
+    ``external_ids(ids)`` gives the external ids of the items listed as left out.
 
+    ``counts`` are the decisions counted per sentence. ``first`` (adaptive overlap: k_min,
+    with ``k`` = k_min): items have unequal numbers of raters, so kappa and p take each
+    item's first ``first`` label sets (``analysis.decisions.decision_statistics_unequal``).
+    """
     if not len(decisions):
         return None
-    factual_keys = [c.key for c in categories if c.factual]
-    rated = pd.DataFrame(
-        {
-            "item": decisions.item,
-            "sentence": decisions.sentence,
-            "rater": decisions.rater,
-            "nonfactual": decisions.any_of(factual_keys),
-        }
-    )
-    per_sentence = rated.groupby(["item", "sentence"], sort=True)["nonfactual"].agg(["size", "sum"])
-    per_item = per_sentence["size"].groupby(level="item").max()
-    sentences_per_item = per_sentence["size"].groupby(level="item").size()
+    nonfactual = decisions.any_of([c.key for c in categories if c.factual])
+    # Per item (ascending, as the sentences are): the most raters of any sentence, and sentences.
+    items, starts = np.unique(counts.item, return_index=True)
+    per_item = np.maximum.reduceat(counts.n_raters, starts)
+    sentences_per_item = np.diff(np.append(starts, len(counts)))
 
     firsts = None
     if first is not None:
-        marks = np.column_stack([rated["nonfactual"].to_numpy(), decisions.marks])
-        firsts = _first_counts(rated, marks, first)
+        firsts = _first_counts(decisions, np.column_stack([nonfactual, decisions.marks]), first)
     rows = []
     factual = _stats(
-        per_sentence["size"].to_numpy(),
-        per_sentence["sum"].to_numpy(),
+        counts.n_raters,
+        counts.per_sentence(nonfactual),
         k=k,
         first_counts=firsts[0] if firsts else None,
     )
     rows.append({"decision": FACTUAL, "name": "Factual / not factual", **factual})
-    by_category = {}
-    for key, frame in votes.groupby("category", observed=True, sort=False):
-        by_category[key] = frame
     for category in categories:
-        frame = by_category.get(category.key)
-        if frame is None:
+        if category.key not in counts.categories:
             continue
-        column = 1 + decisions.categories.index(category.key) if firsts else None
+        column = counts.categories.index(category.key)
         stats = _stats(
-            frame["n_raters"].to_numpy(),
-            frame["n_positive"].to_numpy(),
+            counts.n_raters,
+            counts.n_positive[:, column],
             k=k,
-            first_counts=firsts[column] if firsts else None,
+            first_counts=firsts[1 + column] if firsts else None,
         )
         rows.append({"decision": category.key, "name": category.name, **stats})
     annotators = len(sorted_unique(decisions.rater))
     for row in rows:
         row["annotators"] = annotators
 
-    pairs = _pairs(rated, pseudonyms)
-
+    left_out = per_item < k if first else per_item != k
     return {
         "decisions": rows,
         "left_out": _left_out(
-            per_item[per_item < k] if first else per_item, sentences_per_item, k, external_ids
+            items[left_out], per_item[left_out], sentences_per_item[left_out], k, external_ids
         ),
         "items": int(len(per_item)),
         "items_complete": int((per_item >= k if first else per_item == k).sum()),
         "basis": _basis(k, first),
-        "pairwise": pairs,
-        "annotators": _annotator_rows(decisions, rated, pseudonyms),
+        "pairwise": _pairs(counts, decisions, nonfactual, pseudonyms),
+        "annotators": _annotator_rows(decisions, counts, nonfactual, pseudonyms),
     }
 
 
-def _pairs(rated: pd.DataFrame, pseudonyms: dict[int, str]) -> list[dict]:
+def _pairs(
+    counts: SentenceCounts, decisions: LabelDecisions, nonfactual: np.ndarray, pseudonyms
+) -> list[dict]:
     """Cohen's kappa of every pair of annotators on the factual decision, lowest first."""
-    pairwise = pairwise_cohen_kappa(
-        rated.rename(columns={"nonfactual": "category"}), item=["item", "sentence"]
-    )
+    pairwise = binary_pairwise_kappa(counts.row, decisions.rater, nonfactual)
     pairs = [
         {
             "annotator_a": pseudonyms.get(int(r.rater_a), str(r.rater_a)),
@@ -192,44 +191,40 @@ def _basis(k: int, first: int | None) -> str:
     )
 
 
-def _annotator_rows(decisions: LabelDecisions, rated: pd.DataFrame, pseudonyms) -> list[dict]:
+def _annotator_rows(
+    decisions: LabelDecisions, counts: SentenceCounts, nonfactual: np.ndarray, pseudonyms
+) -> list[dict]:
     """How each annotator agrees with the majority: on factuality and on every category decision."""
-    import pandas as pd
-
     # Both decisions are yes/no: counted with numpy, not over a long frame of every category.
-    sentence = decisions.item * (int(decisions.sentence.max()) + 1) + decisions.sentence
-    on_factual = binary_agreement_with_majority(
-        sentence, decisions.rater, rated["nonfactual"].to_numpy()
-    ).set_index("rater")
-    # Every category a decision of its own on the same sentences: one column each.
-    on_all = binary_agreement_with_majority(sentence, decisions.rater, decisions.marks).set_index(
+    on_factual = binary_agreement_with_majority(counts.row, decisions.rater, nonfactual).set_index(
         "rater"
     )
-    volume = pd.DataFrame(
-        {
-            "rater": decisions.rater,
-            "item": decisions.item,
-            "nonfactual": rated["nonfactual"].to_numpy(),
-            "marks": decisions.marks.sum(axis=1),
-        }
-    ).groupby("rater", sort=True)
-    summary = volume.agg(
-        items=("item", "nunique"),
-        sentences=("item", "size"),
-        nonfactual=("nonfactual", "mean"),
-        marks=("marks", "mean"),
+    # Every category a decision of its own on the same sentences: one column each.
+    on_all = binary_agreement_with_majority(counts.row, decisions.rater, decisions.marks).set_index(
+        "rater"
     )
+    # Per annotator (ascending): items, sentences, and the means of two per-sentence counts.
+    raters, who = np.unique(decisions.rater, return_inverse=True)
+    who = who.reshape(-1)
+    sentences = np.bincount(who, minlength=len(raters))
+    span = int(decisions.item.max()) + 1
+    items = np.bincount(
+        sorted_unique(who.astype(np.int64) * span + decisions.item) // span, minlength=len(raters)
+    )
+    # Whole-number sums divided by the count: pandas' groupby mean gave the same floats.
+    nonfactual_share = np.bincount(who, weights=nonfactual, minlength=len(raters)) / sentences
+    marks = np.bincount(who, weights=decisions.marks.sum(axis=1), minlength=len(raters))
     rows = []
-    for rater, row in summary.iterrows():
+    for n, rater in enumerate(raters.tolist()):
         f = on_factual.loc[rater] if rater in on_factual.index else None
         a = on_all.loc[rater] if rater in on_all.index else None
         rows.append(
             {
                 "annotator": pseudonyms.get(int(rater), str(rater)),
-                "items": int(row["items"]),
-                "sentences": int(row["sentences"]),
-                "nonfactual_share": finite_or_none(row["nonfactual"]),
-                "marks_per_sentence": finite_or_none(row["marks"]),
+                "items": int(items[n]),
+                "sentences": int(sentences[n]),
+                "nonfactual_share": finite_or_none(nonfactual_share[n]),
+                "marks_per_sentence": finite_or_none(marks[n] / sentences[n]),
                 "factual_agree": int(f["agree"]) if f is not None else 0,
                 "factual_counted": int(f["n"]) if f is not None else 0,
                 "factual_ties": int(f["tied"]) if f is not None else 0,

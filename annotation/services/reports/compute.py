@@ -9,30 +9,36 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
 from analysis.aggregation import METHODS
+from analysis.arrays import sorted_unique
 from annotation.models import Item, Project
 from annotation.selectors.agreement import (
     annotator_pseudonyms,
     item_ids,
     item_records,
+    item_shapes,
     label_decisions,
     report_categories,
     report_fingerprint,
 )
-from annotation.services.reports.aggregate import (
-    LABEL_SOURCES,
-    aggregated_labels,
-    labels_from_votes,
-    votes_frame,
-)
+from annotation.services.reports.aggregate import LABEL_SOURCES, aggregated_labels, votes_frame
 from annotation.services.reports.agreement import agreement_section
+from annotation.services.reports.counts import SentenceLabels, sentence_counts
 from annotation.services.reports.estimates import aggregation_section
-from annotation.services.reports.methods import check_method, majority_result, method_aggregate
-from annotation.services.reports.tables import dataset_tables
+from annotation.services.reports.methods import check_method, majority_estimates, method_aggregate
+from annotation.services.reports.tables import (
+    labelled_sentences,
+    record_sentences,
+    sentence_tables,
+)
 from core.models import User
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REPORT_VERSION = 1
 
@@ -87,7 +93,7 @@ def _from_annotators(
     progress: Callable[[float, str], None],
     notes: list,
     summary: dict,
-) -> tuple[dict | None, dict, dict]:
+) -> tuple[dict | None, SentenceLabels | None, dict]:
     """Agreement, the aggregated labels and the aggregation part, from the annotators' labels."""
     keys = [c.key for c in categories]
     progress(0.05, "Reading labels")
@@ -98,34 +104,54 @@ def _from_annotators(
             + ", ".join(sorted(decisions.unknown_keys))
         )
     progress(0.3, "Aggregating by majority vote")
-    votes = votes_frame(decisions, tie=project.tie_rule)
+    # Counted once: agreement, majority vote and the dataset tables read the same counts.
+    counts = sentence_counts(decisions) if len(decisions) and keys else None
+    if counts is None and len(decisions):
+        votes_frame(decisions, tie=project.tie_rule)  # says what the counts cannot stand for
     progress(0.4, "Computing agreement")
     overlap = project.overlap()
     # Adaptive overlap: kappa on every item's first k_min label sets (see agreement_section).
     agreement = agreement_section(
         decisions,
-        votes,
+        counts,
         k=overlap.floor,
         categories=categories,
         pseudonyms=pseudonyms,
-        external_ids=item_ids(project) if len(decisions) else {},
+        external_ids=lambda ids: item_ids(project, ids=ids),
         first=overlap.k_min if overlap.adaptive else None,
     )
     progress(0.55, f"Aggregating by {METHODS[method]}")
-    if method == "majority":
-        result = majority_result(decisions, votes)
+    labels = None
+    if method == "majority" and counts is not None:
+        estimates = majority_estimates(decisions)
+        labels = counts.labels(project.tie_rule)
     else:
         result = method_aggregate(decisions, method=method, tie=project.tie_rule)
-    # Majority labels come from the votes above, exactly as before methods existed.
-    aggregated = labels_from_votes(votes if method == "majority" else result.frame, keys)
-    aggregation = aggregation_section(project, result, categories=categories, pseudonyms=pseudonyms)
+        estimates = result.estimates
+        if len(result.frame):
+            labels = SentenceLabels.from_frame(result.frame, keys)
+        del result
     summary.update(
         label_sets=decisions.label_sets,
         annotators=len(set(decisions.rater.tolist())),
-        items_labelled=len(aggregated),
+        items_labelled=len(sorted_unique(labels.item)) if labels is not None else 0,
         items_complete=agreement["items_complete"] if agreement else 0,
     )
-    return agreement, aggregated, aggregation
+    # The labels are all that is left to read: what the rest takes fits where these were.
+    del decisions, counts
+    aggregation = aggregation_section(project, method, estimates, labels, pseudonyms=pseudonyms)
+    return agreement, labels, aggregation
+
+
+def _sentences(
+    project: Project, aggregated: SentenceLabels | dict | None, categories: list
+) -> pd.DataFrame | None:
+    """The sentence frame of the dataset tables, from aggregated or reference labels."""
+    if aggregated is None:
+        return None
+    if isinstance(aggregated, SentenceLabels):
+        return labelled_sentences(item_shapes(project), aggregated, categories)
+    return record_sentences(labelled_records(project, aggregated), categories)
 
 
 def _overlap_summary(overlap) -> dict:
@@ -178,10 +204,10 @@ def report_compute(
         aggregated = aggregated_labels(project, labels="reference")
         summary.update(items_labelled=len(aggregated))
     progress(0.75, "Building the dataset tables")
-    records = labelled_records(project, aggregated)
-    summary["sentences"] = sum(len(r["sentences"]) for r in records)
-    tables, figure = dataset_tables(records, categories)
-    if not records:
+    sentences = _sentences(project, aggregated, categories)
+    summary["sentences"] = len(sentences) if sentences is not None else 0
+    tables, figure = sentence_tables(sentences, categories)
+    if tables is None:
         notes.append(
             "No item has labels from annotators yet."
             if labels == "annotators"

@@ -17,9 +17,9 @@ import numpy as np
 from analysis.aggregation import METHODS
 from analysis.json_safe import finite_or_none
 from annotation.models import Project, QualityPolicy
-from annotation.selectors.agreement import CategoryInfo, item_records
+from annotation.selectors.agreement import item_records
 from annotation.selectors.quality import control_scores
-from annotation.services.reports.methods import MethodResult
+from annotation.services.reports.counts import SentenceLabels
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 UNCERTAIN_ROWS = 25
 
 
-def _estimate_rows(result: MethodResult, pseudonyms: dict, controls: dict) -> list[dict]:
+def _estimate_rows(estimates: pd.DataFrame, pseudonyms: dict, controls: dict) -> list[dict]:
     rows = []
-    for r in result.estimates.itertuples(index=False):
+    for r in estimates.itertuples(index=False):
         score, done = controls.get(int(r.rater), (None, 0))
         rows.append(
             {
@@ -45,21 +45,39 @@ def _estimate_rows(result: MethodResult, pseudonyms: dict, controls: dict) -> li
     return rows
 
 
-def _least_certain(frame: pd.DataFrame, categories: list[CategoryInfo]) -> pd.DataFrame:
-    """The UNCERTAIN_ROWS rows with P(label = 1) closest to 0.5, in item/sentence/category order on ties."""
-    if frame.empty:
-        return frame
-    order = {c.key: j for j, c in enumerate(categories)}
-    distance = np.abs(frame["p_positive"].to_numpy(dtype=float) - 0.5)
-    ranked = np.lexsort(
-        (
-            frame["category"].map(order).to_numpy(),
-            frame["sentence"].to_numpy(),
-            frame["item"].to_numpy(),
-            np.round(distance, 12),
-        )
+def _least_certain(labels: SentenceLabels | None) -> pd.DataFrame:
+    """The UNCERTAIN_ROWS labels with P(label = 1) closest to 0.5, in item/sentence/category
+    order on ties: item, sentence, category, value, p_positive."""
+    import pandas as pd
+
+    columns = ["item", "sentence", "category", "value", "p_positive"]
+    if labels is None:
+        return pd.DataFrame(columns=columns)
+    # Row-major, the cells already run in item, sentence and category order, which breaks
+    # ties. Only the closest cells are sorted: ranking all 700,000 took tens of MB.
+    p_positive = labels.p_positive.reshape(-1)
+    distance = np.abs(p_positive - 0.5)
+    np.round(distance, 12, out=distance)
+    distance[np.isnan(distance)] = np.inf  # a cell the method did not label
+    wanted = min(UNCERTAIN_ROWS, len(distance))
+    if not wanted:
+        return pd.DataFrame(columns=columns)
+    cutoff = np.partition(distance, wanted - 1)[wanted - 1]
+    closer = np.flatnonzero(distance < cutoff)
+    chosen = np.concatenate([closer, np.flatnonzero(distance == cutoff)[: wanted - len(closer)]])
+    chosen = chosen[np.argsort(distance[chosen], kind="stable")]
+    chosen = chosen[np.isfinite(distance[chosen])]
+    row, column = np.divmod(chosen, len(labels.categories))
+    return pd.DataFrame(
+        {
+            "item": labels.item[row],
+            "sentence": labels.sentence[row],
+            "category": [labels.categories[j] for j in column.tolist()],
+            "value": labels.value.reshape(-1)[chosen],
+            "p_positive": p_positive[chosen],
+        },
+        columns=columns,
     )
-    return frame.iloc[ranked[:UNCERTAIN_ROWS]]
 
 
 def _uncertain_rows(project: Project, rows: pd.DataFrame) -> list[dict]:
@@ -87,18 +105,19 @@ def _uncertain_rows(project: Project, rows: pd.DataFrame) -> list[dict]:
 
 def aggregation_section(
     project: Project,
-    result: MethodResult,
+    method: str,
+    estimates: pd.DataFrame,
+    labels: SentenceLabels | None,
     *,
-    categories: list[CategoryInfo],
     pseudonyms: dict[int, str],
 ) -> dict:
     """The JSON part: method, per (annotator, category) estimates, least certain labels."""
     policy = QualityPolicy.objects.filter(project=project).first() or QualityPolicy()
     return {
-        "method": result.method,
-        "method_name": METHODS[result.method],
-        "estimated": result.method != "majority",
+        "method": method,
+        "method_name": METHODS[method],
+        "estimated": method != "majority",
         "control_rule": policy.control_rule,
-        "estimates": _estimate_rows(result, pseudonyms, control_scores(project)),
-        "uncertain": _uncertain_rows(project, _least_certain(result.frame, categories)),
+        "estimates": _estimate_rows(estimates, pseudonyms, control_scores(project)),
+        "uncertain": _uncertain_rows(project, _least_certain(labels)),
     }

@@ -15,12 +15,11 @@ import numpy as np
 from analysis.aggregation import METHODS, aggregate_encoded, encode
 from analysis.arrays import sorted_unique
 from annotation.selectors.agreement import LabelDecisions
+from annotation.services.reports.counts import SENTENCE_BITS, SENTENCE_MASK, sentence_code
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# Sentence indexes fit in 20 bits (a caption of a million sentences is no caption).
-SENTENCE_BITS = 20
 FRAME_COLUMNS = ["item", "sentence", "category", "value", "p_positive"]
 ESTIMATE_COLUMNS = ["rater", "category", "sensitivity", "specificity"]
 
@@ -50,9 +49,9 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
         return MethodResult(
             method, pd.DataFrame(columns=FRAME_COLUMNS), pd.DataFrame(columns=ESTIMATE_COLUMNS)
         )
-    sentence_code = (decisions.item.astype(np.int64) << SENTENCE_BITS) | decisions.sentence
+    code = sentence_code(decisions.item, decisions.sentence)
     # Every category has the same sentences and annotators: coded (and checked) once.
-    encoded = encode(sentence_code, decisions.rater, decisions.marks[:, 0].astype(np.int64))
+    encoded = encode(code, decisions.rater, decisions.marks[:, 0].astype(np.int64))
     tasks, codes, values, p_positive, estimates = [], [], [], [], []
     for j, key in enumerate(decisions.categories):
         labels = decisions.marks[:, j].astype(np.int64)
@@ -74,12 +73,12 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
     # One frame from arrays sorted by item, sentence and category position: a frame per
     # category, concatenated and sorted through its key strings, cost several times more.
     tasks, codes = np.concatenate(tasks), np.concatenate(codes)
-    order = np.lexsort((codes, tasks & ((1 << SENTENCE_BITS) - 1), tasks >> SENTENCE_BITS))
+    order = np.lexsort((codes, tasks & SENTENCE_MASK, tasks >> SENTENCE_BITS))
     tasks = tasks[order]
     frame = pd.DataFrame(
         {
             "item": tasks >> SENTENCE_BITS,
-            "sentence": tasks & ((1 << SENTENCE_BITS) - 1),
+            "sentence": tasks & SENTENCE_MASK,
             # Categorical, as in the votes: 700,000 strings would each become a str cell.
             "category": pd.Categorical.from_codes(codes[order], categories=decisions.categories),
             "value": np.concatenate(values)[order],
@@ -89,23 +88,13 @@ def method_aggregate(decisions: LabelDecisions, *, method: str, tie: str) -> Met
     return MethodResult(method, frame, pd.concat(estimates, ignore_index=True))
 
 
-def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodResult:
-    """``method_aggregate(decisions, method="majority")`` read off the votes already counted.
-
-    ``votes`` is ``aggregate.votes_frame(decisions, tie=...)``: the same labels by the same
-    tie rule, in the same order, with P(label = 1) the share of annotators who marked it.
-    Majority vote estimates nothing per annotator, so each (annotator, category) is NaN.
-    """
+def majority_estimates(decisions: LabelDecisions) -> pd.DataFrame:
+    """Majority vote estimates nothing per annotator: each (annotator, category) is NaN."""
     import pandas as pd
 
-    if not len(decisions):
-        return method_aggregate(decisions, method="majority", tie="negative")
-    frame = votes[["item", "sentence", "category", "value"]].assign(
-        p_positive=votes["n_positive"].to_numpy() / votes["n_raters"].to_numpy()
-    )
     raters = sorted_unique(decisions.rater)
     width = len(decisions.categories)
-    estimates = pd.DataFrame(
+    return pd.DataFrame(
         {
             "rater": np.tile(raters, width),
             "category": np.repeat(np.array(decisions.categories, dtype=object), len(raters)),
@@ -113,7 +102,6 @@ def majority_result(decisions: LabelDecisions, votes: pd.DataFrame) -> MethodRes
             "specificity": np.full(width * len(raters), np.nan),
         }
     )
-    return MethodResult("majority", frame, estimates)
 
 
 def per_item(frame: pd.DataFrame, keys: list[str]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
