@@ -117,7 +117,9 @@ def test_a_models_page_computes_as_a_job_folds_to_one_screen_and_formats_numbers
     assert height <= 900, height
     page.get_by_role("link", name="Log odds ratio: models vs humans").click()
     # The link's script opens the section after the click; wait for it rather than race it.
-    page.wait_for_function("document.querySelector('details#logodds').open", timeout=10_000)
+    # (expect() polls from Playwright's side: a string predicate would be eval'd in the page,
+    # which its Content-Security-Policy forbids.)
+    expect(page.locator("details#logodds")).to_have_js_property("open", True)
     # Text cells at the start of the line, number cells at its end (left and right in a
     # left-to-right page; the style sheets say start/end so right-to-left pages mirror).
     aligns = page.locator("details#logodds table").first.evaluate(
