@@ -82,9 +82,7 @@ def parse_args(argv=None):
         "--ramp-s",
         type=float,
         default=None,
-        help="spread arrivals over this many seconds (default 1 in a closed loop, where a "
-        "session lasts a few seconds and a longer ramp would never have everyone in at once; "
-        "5 otherwise)",
+        help="spread arrivals over this many seconds (default 1 in a closed loop, 5 otherwise)",
     )
     parser.add_argument(
         "--mode",
@@ -370,14 +368,12 @@ def make_clock(args, begin: float):
 async def one_participant(n: int, args, port: int, slug: str, clock, stats: dict):
     await asyncio.sleep(args.ramp_s * n / max(args.participants, 1))
     http = Http(port)
-    began = time.perf_counter()
     try:
         if args.mode == "page":
             await participants_page.participant(http, n, slug, clock, answer, stats)
         else:
             await participant(n, http, slug, clock, stats)
     finally:
-        stats["spans"].append((began, time.perf_counter()))
         await http.close()
 
 
@@ -415,7 +411,6 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
         "duplicates": 0,
         "finished": 0,
         "answered_at": [],  # when each stored answer's reply came back
-        "spans": [],  # (arrived, left) per participant
     }
     # The warm-up's CPU is not the participants'.
     stats["cpu_before"] = process_group_cpu(server_pid)

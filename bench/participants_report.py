@@ -32,20 +32,17 @@ def workers_of(args) -> str:
     return f"gthread workers x {args.threads} threads"
 
 
-def all_in(stats: dict, participants: int) -> str:
-    """Throughput while every participant was in the study: the closed loop's steady state,
-    without the arrivals' ramp and the last sessions' tail."""
-    spans = stats.get("spans") or []
-    if len(spans) < participants:
-        return "not measured (some participants never started)"
-    start, end = max(s for s, _ in spans), min(e for _, e in spans)
-    if end - start < 0.5:
-        return (
-            "never (for half a second or more): arrivals took longer than a session; "
-            "lower --ramp-s or raise --pairs"
-        )
-    answers = sum(start <= t <= end for t in stats["answered_at"])
-    return f"{answers / (end - start):.1f} answers/s over {end - start:.1f} s"
+def middle(stats: dict) -> str:
+    """Answers/s over the middle 80% of the answers (10th to 90th percentile of their reply
+    times): the closed loop's steady state, without the arrivals and the last sessions' tail."""
+    times = sorted(stats.get("answered_at") or [])
+    if len(times) < 20:
+        return "not measured (too few answers)"
+    low, high = times[len(times) // 10], times[len(times) * 9 // 10]
+    if high - low <= 0:
+        return "not measured (no time between them)"
+    answers = len(times) * 9 // 10 - len(times) // 10
+    return f"{answers / (high - low):.1f} answers/s over {high - low:.1f} s"
 
 
 def print_report(
@@ -90,7 +87,7 @@ def print_report(
         f"throughput          {submitted / wall:.1f} answers/s, {requests / wall:.0f} requests/s "
         f"({requests / max(submitted, 1):.2f} requests per answer)"
     )
-    print(f"all in at once      {all_in(stats, args.participants)}")
+    print(f"middle 80%          {middle(stats)}")
     print(f"answer latency      {latency(stats['submit'])}")
     if stats["image"]:
         print(f"chart GET           {latency(stats['image'])}")
