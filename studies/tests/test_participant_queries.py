@@ -167,3 +167,30 @@ def test_fast_answer_commit_relaxes_only_the_answers_transaction(
     assert stored.pk and stored.position == 0 and stored.raw_answer
     session.refresh_from_db()
     assert session.current_position == 1
+
+
+def test_a_start_reads_the_study_design_before_it_locks_the_study(researcher):
+    """Concurrent starts queue on the study's row lock (consecutive participant numbers, no
+    over-filling), so the lock is held only for what needs it: the existing-session and
+    availability checks, the number, and the writes. The pairs, charts, questions and
+    checks are read before it (fixed once participants have started)."""
+    from studies.services.sessions import Identity, session_start
+
+    study = make_study(researcher, pairs=6)
+    with CaptureQueriesContext(connection) as queries:
+        session_start(study=study, identity=Identity("prolific", "P9", {"PROLIFIC_PID": "P9"}))
+    statements = [q["sql"] for q in queries.captured_queries]
+    # The study read that locks its row (FOR UPDATE on PostgreSQL; SQLite locks the file).
+    locked = next(i for i, sql in enumerate(statements) if 'FROM "studies_study"' in sql)
+    assert ("FOR UPDATE" in statements[locked]) == (connection.vendor == "postgresql")
+    design = ("studies_studypair", "studies_chart", "studies_question", "studies_attentioncheck")
+    for table in design:
+        reads = [i for i, sql in enumerate(statements) if sql.startswith("SELECT") and
+                 f'FROM "{table}"' in sql]  # fmt: skip
+        assert reads and max(reads) < locked, (table, statements)
+    under_lock = [sql.split()[0] for sql in statements[locked + 1 :]]
+    # the existing session, the number, the session (in a savepoint: SQLite's fallback
+    # for a lost race), its trials, and the end of the transaction (COMMIT outside tests)
+    assert under_lock == [
+        "SELECT", "UPDATE", "SAVEPOINT", "INSERT", "RELEASE", "INSERT", "RELEASE"
+    ], statements  # fmt: skip

@@ -82,12 +82,23 @@ def _resume(existing: ParticipantSession, proof: str) -> StartResult:
     )
 
 
-def _build_trials(
-    *, study: Study, session: ParticipantSession, number: int
-) -> tuple[list[Trial], list[dict]]:
+@dataclass(frozen=True)
+class _Design:
+    """What a session's trials are drawn from: the study's pairs, their charts and
+    questions, and its attention checks."""
+
+    pair_ids: list[int]
+    charts: dict[tuple[int, int], Chart]
+    questions: dict[int, Question]
+    checks: dict[int, AttentionCheck]
+
+
+def _design(study: Study) -> _Design:
+    # Read before the study row is locked: these rows are fixed once participants have
+    # started (studies.selectors.study.study_design_locked), and their editors never took
+    # that lock, so reading them under it protected nothing and only made concurrent
+    # starts wait longer for each other.
     pair_ids = list(study.study_pairs.values_list("question_id", flat=True))
-    if not pair_ids:
-        raise StudyUnavailable(_("This study has no charts yet."), reason="not_ready")
     charts = {
         (c.question_id, c.version): c
         for c in Chart.objects.filter(question_id__in=pair_ids).only("id", "question_id", "version")
@@ -99,6 +110,20 @@ def _build_trials(
         )
     }
     checks = {c.id: c for c in AttentionCheck.objects.filter(study=study)}
+    return _Design(pair_ids, charts, questions, checks)
+
+
+def _build_trials(
+    *, study: Study, design: _Design, session: ParticipantSession, number: int
+) -> tuple[list[Trial], list[dict]]:
+    pair_ids, charts, questions, checks = (
+        design.pair_ids,
+        design.charts,
+        design.questions,
+        design.checks,
+    )
+    if not pair_ids:
+        raise StudyUnavailable(_("This study has no charts yet."), reason="not_ready")
     try:
         order = build_order(
             pair_ids=pair_ids,
@@ -164,6 +189,7 @@ def session_start(
     :func:`studies.selectors.languages.language_choose`); any other reads the primary.
     """
     now = now or timezone.now()
+    design = _design(study)
     with transaction.atomic():
         study = Study.objects.select_for_update().get(pk=study.pk)
         if not preview:
@@ -197,7 +223,7 @@ def session_start(
             user_agent=user_agent[:300],
             language=language if language in study.languages else study.language,
         )
-        trials, order = _build_trials(study=study, session=session, number=number)
+        trials, order = _build_trials(study=study, design=design, session=session, number=number)
         session.order = order
         session.trial_count = len(trials)
         try:
