@@ -31,15 +31,10 @@ def sentence_code(item: np.ndarray, sentence: np.ndarray) -> np.ndarray:
     return (np.asarray(item, dtype=np.int64) << SENTENCE_BITS) | sentence
 
 
-@dataclass
-class SentenceLabels:
-    """Aggregated labels: per sentence (``code`` ascending, see :func:`sentence_code`) and
-    category (in ``categories`` order), the label and P(label = 1)."""
+class _SentenceCoded:
+    """Rows named by ``code`` (:func:`sentence_code`): their item and sentence."""
 
-    categories: list[str]
     code: np.ndarray
-    value: np.ndarray
-    p_positive: np.ndarray
 
     @property
     def item(self) -> np.ndarray:
@@ -48,6 +43,17 @@ class SentenceLabels:
     @property
     def sentence(self) -> np.ndarray:
         return self.code & SENTENCE_MASK
+
+
+@dataclass
+class SentenceLabels(_SentenceCoded):
+    """Aggregated labels: per sentence (``code`` ascending, see :func:`sentence_code`) and
+    category (in ``categories`` order), the label and P(label = 1)."""
+
+    categories: list[str]
+    code: np.ndarray
+    value: np.ndarray
+    p_positive: np.ndarray
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, categories: list[str]) -> SentenceLabels:
@@ -66,7 +72,7 @@ class SentenceLabels:
 
 
 @dataclass
-class SentenceCounts:
+class SentenceCounts(_SentenceCoded):
     """For each rated sentence (``code`` ascending): ``n_raters`` who rated it and, per
     category, ``n_positive`` who marked it. ``row`` maps each row of the decisions to its
     sentence."""
@@ -79,14 +85,6 @@ class SentenceCounts:
 
     def __len__(self) -> int:
         return len(self.code)
-
-    @property
-    def item(self) -> np.ndarray:
-        return self.code >> SENTENCE_BITS
-
-    @property
-    def sentence(self) -> np.ndarray:
-        return self.code & SENTENCE_MASK
 
     def per_sentence(self, marks: np.ndarray) -> np.ndarray:
         """How many of each sentence's raters said yes, for one yes/no per decisions row."""
