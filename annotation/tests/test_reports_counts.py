@@ -143,3 +143,14 @@ def test_label_sets_read_in_any_order_are_put_in_submission_order(seed):
 
     assert ids[order].tolist() == sorted(ids.tolist())
     assert [rows[j] for j in row_order] == sorted(rows)
+
+
+def test_a_sentence_code_sorts_as_its_item_and_sentence_and_gives_them_back():
+    rng = np.random.default_rng(3)
+    item = rng.integers(1, 2**40, size=500)
+    sentence = rng.integers(0, 2**20, size=500)
+    code = sentence_code(item, sentence)
+    by_pair = np.lexsort((sentence, item))
+    assert np.array_equal(np.argsort(code, kind="stable"), by_pair)
+    labels = SentenceLabels(KEYS, code, np.zeros((500, 3), dtype=bool), np.zeros((500, 3)))
+    assert np.array_equal(labels.item, item) and np.array_equal(labels.sentence, sentence)
