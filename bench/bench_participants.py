@@ -15,8 +15,9 @@ percentiles and the number of answers stored vs submitted, which must be equal.
 request (bench/participants_page.py: link, consent, instructions, the first trial's page
 and charts, then per answer the JSON POST and the chart fetched ahead). ``--lockstep-s 10``
 is a classroom: everyone answers together every 10 s. ``--think-ms 10000`` is a think
-time uniform in 5-15 s. Each run prints answers/s, answer latency p50/p95/p99, server
-CPU per answer and stored == submitted.
+time uniform in 5-15 s. Each run prints answers/s (over the whole run, and over the middle
+80% of the answers: the steady state without the arrivals and the last sessions' tail),
+answer latency p50/p95/p99, server and PostgreSQL CPU per answer and stored == submitted.
 
 Needs PostgreSQL: SQLite serializes every write and is not what this measures.
 """
