@@ -116,18 +116,12 @@ def _design(study: Study) -> _Design:
 def _build_trials(
     *, study: Study, design: _Design, session: ParticipantSession, number: int
 ) -> tuple[list[Trial], list[dict]]:
-    pair_ids, charts, questions, checks = (
-        design.pair_ids,
-        design.charts,
-        design.questions,
-        design.checks,
-    )
-    if not pair_ids:
+    if not design.pair_ids:
         raise StudyUnavailable(_("This study has no charts yet."), reason="not_ready")
     try:
         order = build_order(
-            pair_ids=pair_ids,
-            checks=[CheckSlot(c.id, c.position) for c in checks.values()],
+            pair_ids=design.pair_ids,
+            checks=[CheckSlot(c.id, c.position) for c in design.checks.values()],
             study_seed=study.seed,
             participant_number=number,
             min_gap=study.min_gap,
@@ -140,14 +134,14 @@ def _build_trials(
     trials = []
     for position, item in enumerate(order.items):
         if item.kind == CHECK:
-            check = checks[item.ref]
+            check = design.checks[item.ref]
             trial = Trial(
                 session=session, position=position, kind=Trial.Kind.ATTENTION, attention_check=check
             )
             answer_type, options, key = check.answer_type, check.options, check.answer_key
         else:
-            chart = charts[(item.ref, 2 if item.manipulated else 1)]
-            question = questions[item.ref]
+            chart = design.charts[(item.ref, 2 if item.manipulated else 1)]
+            question = design.questions[item.ref]
             trial = Trial(
                 session=session,
                 position=position,
