@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -240,3 +241,36 @@ def test_reserved_slugs_are_refused(signed_in):
         url("chartset-import"), {"file": upload, "target": "__new__", "slug": "import"}
     )
     assert response.status_code == 400 and "reserved" in response.content.decode()
+
+
+def test_an_export_with_a_missing_image_says_which_chart_instead_of_failing(
+    signed_in, small_set, researcher_api
+):
+    chart = Chart.objects.filter(question__chart_set=small_set).order_by("chart_id").first()
+    chart.image.storage.delete(chart.image.name)
+    response = signed_in.get(url("chartset-export", "small"))
+    assert response.status_code == 302 and response["Location"] == url("chartset-detail", "small")
+    page = signed_in.get(response["Location"]).content.decode()
+    assert f"The image of {chart.chart_id} is missing or damaged." in page
+    response = researcher_api.get(f"/api/v1/library/chart-sets/{small_set.slug}/export/")
+    assert response.status_code == 400
+    assert f"The image of {chart.chart_id} is missing or damaged." in json.dumps(response.json())
+
+
+def test_a_chart_outside_the_chartom_naming_is_named_in_both_exports(signed_in, small_set):
+    from django.core.exceptions import ValidationError
+
+    from studies.services.exports import export_write
+    from studies.tests.factories import make_study
+
+    chart = Chart.objects.filter(question__chart_set=small_set, version=1).first()
+    chart.chart_id = "my-own-chart"
+    chart.save(update_fields=["chart_id"])
+    response = signed_in.get(url("chartset-export", "small"), follow=True)
+    assert (
+        "my-own-chart does not follow the CHARTOM naming G&lt;group&gt;_Q&lt;question&gt;_&lt;1|2&gt;, "
+        "so the set cannot be written in that layout." in response.content.decode()
+    )
+    study = make_study(small_set.owner, chart_set=small_set)
+    with pytest.raises(ValidationError, match="my-own-chart does not follow .* export it as JSON"):
+        export_write(study=study, slug="hmi-zip", out=io.BytesIO())

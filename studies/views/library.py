@@ -102,7 +102,11 @@ def chartset_remove(request, slug):
 @researcher_required
 def chartset_export(request, slug):
     chart_set = chartset_get(user=request.user, slug=slug)
-    data = chartset_export_zip(chart_set=chart_set)
+    try:
+        data = chartset_export_zip(chart_set=chart_set)
+    except ValidationError as exc:  # a chart the layout cannot hold: say which, stay on the set
+        messages.error(request, " ".join(exc.messages))
+        return redirect("studies:chartset-detail", slug=slug)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{chart_set.slug}.zip"'
     return response

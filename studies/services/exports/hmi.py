@@ -10,15 +10,13 @@ import zipfile
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from analysis.tables import natural_key
 from core.csv_safety import csv_writer
 from core.datasets import StableZip, metadata_files
-from studies.benchmark_format import IMAGES_DIR, ChartRecord, parse_chart_id, write_benchmark
-from studies.images import ImageRejected, validate_image
+from studies.benchmark_format import IMAGES_DIR, ChartRecord, write_benchmark
 from studies.models import Chart, Study
 from studies.services.exports.hmi_metadata import METADATA_FIELDS, hmi_description
 from studies.services.exports.replication import (
@@ -26,6 +24,7 @@ from studies.services.exports.replication import (
     replication_files,
     replication_readme,
 )
+from studies.services.library.exporting import chart_record
 from studies.services.results.compute import results_compute
 
 HMI_COLUMNS = [
@@ -52,39 +51,8 @@ def _charts(study: Study) -> list[Chart]:
     return sorted(charts, key=lambda c: natural_key(c.chart_id))
 
 
-def _record(chart: Chart) -> ChartRecord:
-    parsed = parse_chart_id(chart.chart_id)
-    if parsed is None or str(parsed) != chart.chart_id:
-        raise ValidationError(
-            f"{chart.chart_id} does not follow the CHARTOM naming G<group>_Q<question>_<1|2>, "
-            "so the dataset cannot be written in that layout; export it as JSON instead."
-        )
-    try:
-        with chart.image.open("rb") as handle:
-            image = validate_image(
-                handle.read(),
-                max_bytes=settings.CHARTROOM_MAX_IMAGE_BYTES,
-                max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
-            )
-    except (OSError, ImageRejected):
-        raise ValidationError(f"The image of {chart.chart_id} is missing or damaged.") from None
-    question = chart.question
-    return ChartRecord(
-        chart_id=chart.chart_id,
-        group=question.group.code,
-        question_id=question.code,
-        version=chart.version,
-        chart_type=question.group.chart_type,
-        manipulation=chart.manipulation.slug,
-        manipulation_label=chart.manipulation.label if chart.version == 2 else "none",
-        answer_type=question.answer_type,
-        question_text=question.text,
-        question=question.stem,
-        options=list(question.options),
-        answer_key=question.answer_key,
-        answer_value=question.key_value,
-        image=image,
-    )
+# The end of the message for a chart whose id does not follow the CHARTOM naming.
+NOT_CHARTOM = "the dataset cannot be written in that layout; export it as JSON instead."
 
 
 def _number(value):
@@ -181,7 +149,7 @@ def hmi_zip_write(study: Study, out) -> dict:
     the time of the export, so an unchanged study exports to the same bytes.
     """
     data = hmi_dataset(study)
-    records = [_record(chart) for chart in _charts(study)]
+    records = [chart_record(chart, otherwise=NOT_CHARTOM) for chart in _charts(study)]
     if not records:
         raise ValidationError("This study has no chart pairs, so there is no dataset to export.")
     contents = _benchmark_files(records)
