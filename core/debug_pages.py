@@ -17,7 +17,12 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    SuspiciousOperation,
+    ValidationError,
+)
 from django.http import Http404
 from django.urls import Resolver404, resolve
 
@@ -26,7 +31,7 @@ from core.middleware import is_database_unavailable
 
 logger = logging.getLogger("django.request")
 # Django (or another middleware) answers these with a page of their own even in DEBUG.
-LEFT_TO_OTHERS = (ServiceError, PermissionDenied, BadRequest, SuspiciousOperation)
+LEFT_TO_OTHERS = (ServiceError, ValidationError, PermissionDenied, BadRequest, SuspiciousOperation)
 
 
 def _debug_pages_for_all() -> bool:

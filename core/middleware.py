@@ -3,6 +3,9 @@ and a 503 instead of a 500 while the database cannot be reached."""
 
 from __future__ import annotations
 
+import logging
+
+from django.core.exceptions import ValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -12,6 +15,8 @@ from django.utils import translation
 from core.api.errors import error_body
 from core.errors import ServiceError
 from core.languages import request_language
+
+logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 # How long clients should wait before asking again while the database is away: long
@@ -97,7 +102,8 @@ class ApiErrorMiddleware:
 
 class ServiceErrorMiddleware:
     """The one mapping of refusals for pages: a ServiceError no view answered itself is a
-    page with its message and its status (409, 403 ...), never a 500.
+    page with its message and its status (409, 403 ...), never a 500; so is a Django
+    ValidationError, with 400.
 
     Views catch one only to do something of their own (re-render a form, flash and go
     back: see core.decorators.refusal_flashed). Under /api/ DRF's handler answers first;
@@ -111,15 +117,23 @@ class ServiceErrorMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not isinstance(exception, ServiceError):
+        if isinstance(exception, ServiceError):
+            message, status, body = exception.message, exception.status, exception.body()
+        elif isinstance(exception, ValidationError):
+            # Services say what is wrong with Django's ValidationError, and views that can
+            # do better (re-render a form, flash and go back) catch it. One a view did not
+            # expect still reaches the person as its message with a 400, never as a 500;
+            # it is logged so that the view can learn to answer it in place.
+            logger.warning("Uncaught ValidationError on %s: %s", request.path, exception.messages)
+            message, status = " ".join(exception.messages), 400
+            body = error_body(message, {"non_field_errors": exception.messages})
+        else:
             return None
         if is_api_request(request):
-            return JsonResponse(exception.body(), status=exception.status)
+            return JsonResponse(body, status=status)
         # The message was written in the view's language; the page around it matches.
         with translation.override(request_language(request)):
-            return render(
-                request, "refused.html", {"reason": exception.message}, status=exception.status
-            )
+            return render(request, "refused.html", {"reason": message}, status=status)
 
 
 # Style sources some responses need beyond the site's policy (config/settings.py). Scripts

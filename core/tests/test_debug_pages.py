@@ -3,6 +3,7 @@
 import logging
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import path
 
 from config.urls import urlpatterns as site_urls
@@ -15,7 +16,11 @@ def boom(request):
     raise RuntimeError("a bug")
 
 
-urlpatterns = [*site_urls, path("boom/", boom)]
+def refuse(request):
+    raise ValidationError("That file is not a chart set.")
+
+
+urlpatterns = [*site_urls, path("boom/", boom), path("refuse/", refuse)]
 
 
 @pytest.fixture
@@ -58,3 +63,10 @@ def test_staff_and_chartroom_debug_pages_keep_djangos_debug_pages(debug, client,
     assert "URLconf" in client.get("/no/such/page/").content.decode()
     client.raise_request_exception = False
     assert "Traceback" in client.get("/boom/").content.decode()
+
+
+@pytest.mark.urls(__name__)
+def test_a_validation_error_no_view_caught_is_its_message_not_a_500(debug, client):
+    response = client.get("/refuse/")
+    assert response.status_code == 400
+    assert "That file is not a chart set." in response.content.decode()

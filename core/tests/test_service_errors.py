@@ -96,6 +96,21 @@ def test_a_page_shows_an_unhandled_refusal_with_its_status_not_a_500():
     assert middleware.process_exception(_page_request(), ValueError("bug")) is None
 
 
+def test_a_validation_error_no_view_caught_is_its_message_with_a_400(caplog):
+    middleware = ServiceErrorMiddleware(lambda request: Response())
+    problem = ValidationError(["The image of G1_Q1_1 is missing.", "Try again."])
+    response = middleware.process_exception(_page_request("/library/x/export/"), problem)
+    assert response.status_code == 400
+    assert "The image of G1_Q1_1 is missing. Try again." in response.content.decode()
+    assert "Uncaught ValidationError on /library/x/export/" in caplog.text
+    response = middleware.process_exception(_page_request("/api/v1/raw"), problem)
+    assert response.status_code == 400
+    assert json.loads(response.content) == {
+        "detail": "The image of G1_Q1_1 is missing. Try again.",
+        "errors": {"non_field_errors": ["The image of G1_Q1_1 is missing.", "Try again."]},
+    }
+
+
 def test_an_api_path_outside_drf_gets_the_json_body():
     middleware = ServiceErrorMiddleware(lambda request: Response())
     response = middleware.process_exception(_page_request("/api/v1/raw"), RoundFull("Later."))
