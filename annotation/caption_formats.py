@@ -24,6 +24,7 @@ from annotation.caption_streams import (
     text_lines,
 )
 from annotation.labels import LabelProblem, clean_labels
+from core import json_input
 
 FORMATS = ("json", "jsonl", "csv")
 MAX_ID = 200
@@ -182,7 +183,7 @@ class CaptionReader:
                 yield number, _BAD_ROW
                 continue
             try:
-                yield number, json.loads(text)
+                yield number, json_input.loads(text)
             except json.JSONDecodeError as exc:
                 reason = f"not valid JSON: {exc.msg}, column {exc.colno}."
                 self.problems.append(Problem(number, "", "json", reason))
@@ -252,7 +253,7 @@ def _record_labels(row: dict, sentences: list[str], keys, bad) -> tuple | None:
     if isinstance(labels, str):
         if labels.strip():
             try:
-                labels = json.loads(labels)
+                labels = json_input.loads(labels)
             except json.JSONDecodeError:
                 bad("labels", "labels must be JSON: one list of categories per sentence.")
                 labels = None

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from core import json_input
+
 CHUNK = 1 << 20  # 1 MiB of the file at a time
 # A JSON error this close to the end of what was read may just be a cut-off value: read on.
 _CUT_OFF_MARGIN = 64
@@ -150,6 +152,8 @@ class _JsonReader:
                 if cut_off and self.more():
                     continue
                 self.fail(exc.msg, exc.pos)
+            except RecursionError:  # core/json_input.py says why
+                self.fail(json_input.TOO_DEEP)
             # A number near the end of what was read may go on in the next chunk ("1." + "5").
             number = isinstance(value, int | float) and not isinstance(value, bool)
             if number and end >= len(self.buffer) - _CUT_OFF_MARGIN and self.more():

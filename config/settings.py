@@ -303,6 +303,12 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
+    # DRF's own, but for JSON nested too deeply to parse (a 400, not a 500).
+    "DEFAULT_PARSER_CLASSES": [
+        "core.api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chartroom API",

@@ -23,6 +23,7 @@ from django.core.exceptions import (
     SuspiciousOperation,
     ValidationError,
 )
+from django.db import DataError
 from django.http import Http404
 from django.urls import Resolver404, resolve
 
@@ -31,7 +32,15 @@ from core.middleware import is_database_unavailable
 
 logger = logging.getLogger("django.request")
 # Django (or another middleware) answers these with a page of their own even in DEBUG.
-LEFT_TO_OTHERS = (ServiceError, ValidationError, PermissionDenied, BadRequest, SuspiciousOperation)
+LEFT_TO_OTHERS = (
+    ServiceError,
+    ValidationError,
+    OverflowError,
+    DataError,
+    PermissionDenied,
+    BadRequest,
+    SuspiciousOperation,
+)
 
 
 def _debug_pages_for_all() -> bool:

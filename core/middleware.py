@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 
 from django.core.exceptions import ValidationError
-from django.db import InterfaceError, OperationalError
+from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from core.api.errors import error_body
+from core.api.errors import OUT_OF_RANGE, error_body
 from core.errors import ServiceError
 from core.languages import request_language
 
@@ -119,14 +119,18 @@ class ServiceErrorMiddleware:
     def process_exception(self, request, exception):
         if isinstance(exception, ServiceError):
             message, status, body = exception.message, exception.status, exception.body()
-        elif isinstance(exception, ValidationError):
+        elif isinstance(exception, ValidationError | OverflowError | DataError):
             # Services say what is wrong with Django's ValidationError, and views that can
-            # do better (re-render a form, flash and go back) catch it. One a view did not
-            # expect still reaches the person as its message with a 400, never as a 500;
-            # it is logged so that the view can learn to answer it in place.
-            logger.warning("Uncaught ValidationError on %s: %s", request.path, exception.messages)
-            message, status = " ".join(exception.messages), 400
-            body = error_body(message, {"non_field_errors": exception.messages})
+            # do better (re-render a form, flash and go back) catch it; a number or text
+            # beyond what a column holds (an id of 20 digits in a URL) is refused by the
+            # database. One a view did not expect still reaches the person as a message
+            # with a 400, never as a 500; it is logged so that the view can learn to answer
+            # it in place.
+            messages = exception.messages if isinstance(exception, ValidationError) else []
+            logger.warning("Uncaught %s on %s: %s", type(exception).__name__, request.path,
+                           messages or exception)  # fmt: skip
+            message, status = " ".join(messages) or OUT_OF_RANGE, 400
+            body = error_body(message, {"non_field_errors": messages or [OUT_OF_RANGE]})
         else:
             return None
         if is_api_request(request):

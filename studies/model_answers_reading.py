@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from analysis.model_eval.probability import extract_probability
+from core import json_input
 from studies.benchmark_format import decode_text
 from studies.model_answers_format import (
     DEFAULT_MAX_BYTES,
@@ -196,7 +197,7 @@ class _Reader:
         items: list[tuple[int, object]] = []
         if stripped.startswith("["):
             try:
-                data = json.loads(stripped)
+                data = json_input.loads(stripped)
             except json.JSONDecodeError as exc:
                 self.problem(exc.lineno, f"The file is not valid JSON ({exc.msg}).", FILE)
                 return
@@ -206,7 +207,7 @@ class _Reader:
                 if not line.strip():
                     continue
                 try:
-                    items.append((number, json.loads(line)))
+                    items.append((number, json_input.loads(line)))
                 except json.JSONDecodeError as exc:
                     self.problem(number, f"Not a valid JSON object ({exc.msg}).", FILE)
         objects = []

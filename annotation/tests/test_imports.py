@@ -255,6 +255,9 @@ def test_malformed_files_are_rejected(project):
     assert "Unknown file type" in rejected(project, b"hello", filename="c.txt")[0]
     assert rejected(project, b"[]", filename="c.json") == ["file: file: The file has no records."]
     assert "needs an _id" in rejected(project, as_json(record("")))[0]
+    deep = b"[" * 5000 + b"]" * 5000
+    assert "nested too deeply" in rejected(project, deep, filename="c.json")[0]
+    assert "nested too deeply" in rejected(project, deep, filename="c.jsonl")[0]
 
 
 def test_a_rejected_import_is_recorded_with_its_problems(project):

@@ -1,7 +1,5 @@
 """The annotator's pages: the labelling page, submitting from it, the guidelines, skipping an item."""
 
-import json
-
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import JsonResponse
@@ -17,6 +15,7 @@ from annotation.selectors import annotator_progress, work_categories
 from annotation.services import QueueError, assignment_next, assignment_skip, assignment_submit_next
 from annotation.views import quality_annotator
 from annotation.views.language import in_project_language, shown
+from core import json_input
 from core.decorators import annotator_required
 
 
@@ -92,7 +91,7 @@ def _posted_labels(request):
     """(labels, active seconds, whether the page's script sent them) from a JSON or form POST."""
     if request.content_type == "application/json":
         try:
-            body = json.loads(request.body or b"{}")
+            body = json_input.loads(request.body or b"{}")
         except ValueError:
             body = None
         if not isinstance(body, dict):

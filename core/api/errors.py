@@ -12,6 +12,8 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.errors import ServiceError
 
+OUT_OF_RANGE = "A number or text in the request is out of range."
+
 
 def _flatten(value) -> list[str]:
     if isinstance(value, dict):
@@ -42,9 +44,7 @@ def exception_handler(exc, context):
     elif isinstance(exc, OverflowError | DataError):
         # A number or text beyond what the database column holds, in input a serializer
         # let through: the database refused it and nothing was stored.
-        exc = exceptions.ValidationError(
-            {"non_field_errors": ["A number or text in the request is out of range."]}
-        )
+        exc = exceptions.ValidationError({"non_field_errors": [OUT_OF_RANGE]})
 
     response = drf_exception_handler(exc, context)
     if response is None:

@@ -17,12 +17,13 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from analysis.tables import natural_key
 from core.api.errors import error_body
+from core.api.parsers import JSONParser
 from core.permissions import IsResearcher
 from studies.api.library_serializers import (
     ChartSerializer,

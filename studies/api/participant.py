@@ -12,11 +12,11 @@ from django.http import Http404
 from django.utils import translation
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
-from rest_framework.parsers import JSONParser
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.parsers import JSONParser
 from core.languages import speaking
 from studies.api.participant_serializers import (
     CompletionSerializer,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.parsers import JSONParser
 from studies.api.study import StudyScoped
 from studies.selectors.languages import translation_gaps
 from studies.services import study as setup

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import PurePosixPath
 
+from core import json_input
 from studies.images import ValidatedImage
 
 from .names import (
@@ -79,7 +80,7 @@ class _ManifestReader(_Reader):
         if text is None:
             return None
         try:
-            items = json.loads(text)
+            items = json_input.loads(text)
         except json.JSONDecodeError as exc:
             self.problem(rel, None, f"The file is not valid JSON ({exc.msg}, line {exc.lineno}).")
             return None

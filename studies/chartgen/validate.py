@@ -9,6 +9,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from core import json_input
 from studies.answer_types import get_type
 from studies.answers.quantities import is_number
 
@@ -379,7 +380,7 @@ def load_specs(source: str | Path | Sequence[Mapping[str, Any]]) -> list[ChartSp
     """
     if isinstance(source, str | Path):
         try:
-            raw = json.loads(Path(source).read_text(encoding="utf-8"))
+            raw = json_input.loads(Path(source).read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             problem = SpecProblem("file", f"invalid JSON: {exc}")
             raise SpecError(str(problem), [problem]) from exc

@@ -13,6 +13,7 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 
 from analysis.tables import natural_key
+from core import json_input
 from core.models import Job, User
 from core.services.jobs import job_create
 from studies.answer_types import get_type
@@ -41,7 +42,7 @@ def specs_parse(raw: Any) -> list[ChartSpec]:
     """
     if isinstance(raw, str | bytes):
         try:
-            raw = json.loads(raw)
+            raw = json_input.loads(raw)
         except json.JSONDecodeError as exc:
             raise ValidationError(
                 {

@@ -39,6 +39,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.client import HTTPException
 
+from core import json_input
+
 CHAT_PATH = "/chat/completions"
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 MAX_MESSAGE = 300
@@ -193,7 +195,7 @@ def reply_text(body: dict) -> str:
 def _server_message(body: bytes) -> str:
     text = body.decode("utf-8", "replace").strip()
     try:
-        data = json.loads(text)
+        data = json_input.loads(text)
     except ValueError:
         data = None
     if isinstance(data, dict):
@@ -211,7 +213,7 @@ def _server_message(body: bytes) -> str:
 def _raw_body(body: bytes):
     text = body.decode("utf-8", "replace")
     try:
-        return json.loads(text)
+        return json_input.loads(text)
     except ValueError:
         return {"text": text[:10_000]}
 
@@ -400,7 +402,7 @@ class ChatClient:
 
     def _reply(self, body: bytes, attempts: int, started: float) -> Reply:
         try:
-            raw = json.loads(body.decode("utf-8"))
+            raw = json_input.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise RequestRejected(
                 "The endpoint answered with something that is not JSON.",

@@ -1,0 +1,23 @@
+"""JSON from outside (request bodies, uploads, other servers' replies), read safely.
+
+Python's parser recurses once per nesting level, so a few kilobytes of ``[[[[...`` raise
+RecursionError, which no ``except ValueError`` catches: from an anonymous participant
+that was a 500 and a traceback per request. Here such a document is refused as the
+invalid JSON it is for this project (no real input nests a thousand levels deep), as a
+``json.JSONDecodeError``, so every caller's existing handling of bad JSON answers it
+with its usual clear message.
+"""
+
+from __future__ import annotations
+
+import json
+
+TOO_DEEP = "the JSON is nested too deeply"
+
+
+def loads(text: str | bytes, **kwargs):
+    """``json.loads``, with a too deeply nested document a ``json.JSONDecodeError``."""
+    try:
+        return json.loads(text, **kwargs)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text if isinstance(text, str) else "", 0) from None

@@ -1,0 +1,50 @@
+"""JSON nested too deeply for Python's parser is bad input with a clear message, not a 500.
+
+A few kilobytes of ``[[[[...`` make Python's parser raise RecursionError; before
+core/json_input.py every JSON endpoint, the participant ones included, answered it with a
+500 and a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.test import APIClient
+
+from core import json_input
+from studies.model_answers_reading import read_model_answers
+from studies.tests.factories import make_study
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+def test_loads_refuses_a_too_deep_document_as_invalid_json_and_reads_the_rest():
+    for text in (DEEP, DEEP.encode()):
+        with pytest.raises(json.JSONDecodeError, match="nested too deeply"):
+            json_input.loads(text)
+    nested = "[" * 50 + "1" + "]" * 50
+    assert json_input.loads(nested) == json.loads(nested)
+    assert json_input.loads(b'{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+
+
+@pytest.mark.django_db
+def test_the_api_answers_a_too_deep_body_with_a_400_anonymous_or_signed_in(
+    researcher, researcher_api
+):
+    study = make_study(researcher, pairs=2)
+    anonymous = APIClient()
+    for client, method, url in (
+        (anonymous, "POST", f"/api/v1/participate/studies/{study.slug}/sessions/"),
+        (researcher_api, "POST", "/api/v1/studies/"),
+        (researcher_api, "PATCH", f"/api/v1/studies/{study.slug}/"),
+    ):
+        response = client.generic(method, url, DEEP, content_type="application/json")
+        assert response.status_code == 400, (url, response.status_code)
+        assert response.json()["detail"] == "JSON parse error - the JSON is nested too deeply."
+
+
+def test_an_upload_of_model_answers_nested_too_deeply_is_a_problem_of_the_file():
+    result = read_model_answers(DEEP.encode(), "answers.json")
+    assert not result.rows
+    assert any("nested too deeply" in str(problem) for problem in result.problems)
