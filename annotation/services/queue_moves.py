@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Project, ProjectMember
+from annotation.services.quality import QualityError, work_gate
 from annotation.services.queue import QueueError, items_recount
 from core.models import User
 from core.services.audit import audit_record
@@ -36,6 +37,27 @@ def _locked_lease(assignment_id: int, project: Project) -> Assignment:
             f"This assignment is {assignment.get_state_display().lower()}, not an open lease."
         )
     return assignment
+
+
+# Why a member cannot be given a lease, in the researcher's words: the quality gate's own
+# messages speak to the annotator ("Please take the qualification rounds first").
+_CANNOT_WORK = {
+    "not_qualified": "{name} has not passed the qualification rounds yet.",
+    "eliminated": "{name} did not pass the qualification rounds.",
+    "paused": "{name} is paused in this project.",
+    "blocked": "{name} is blocked in this project.",
+}
+
+
+def _may_take_work(project: Project, annotator: User) -> None:
+    """Refuse a lease for anyone the queue itself would give no work (the same gate)."""
+    try:
+        work_gate(project=project, annotator=annotator)
+    except QualityError as exc:
+        reason = _CANNOT_WORK.get(exc.code, "{name} cannot take work in this project now.")
+        raise QueueError(
+            reason.format(name=annotator.username), status=400, code=exc.code
+        ) from None
 
 
 def assignment_release(
@@ -73,6 +95,7 @@ def assignment_reassign(
                 raise QueueError(
                     f"{to_annotator.username} is not an annotator of this project.", status=400
                 )
+            _may_take_work(project, to_annotator)
             theirs = Assignment.objects.filter(item=assignment.item, annotator=to_annotator).first()
             if theirs is not None and theirs.state in Assignment.FINAL:
                 raise QueueError(

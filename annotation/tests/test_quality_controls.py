@@ -234,3 +234,36 @@ def test_a_control_submit_keeps_its_score_in_the_running_mean(
     # The recount from the stored label sets gives the same number.
     recounted = controls_module.qualification_recount(qualification_id=q.pk, actor=researcher)
     assert recounted.control_accuracy == pytest.approx(2 / 3)
+
+
+def test_a_lease_cannot_be_moved_to_someone_the_queue_gives_no_work(
+    project, make_items, members, researcher
+):
+    from annotation.services import assignment_reassign
+
+    with_rounds(project, make_items, researcher, controls=0)
+    make_items(project, 2)
+    anna, bob = members(2)
+    qualify(project, anna)
+    lease = assignment_next(project=project, annotator=anna)
+    with pytest.raises(QueueError, match=f"{bob.username} has not passed the qualification"):
+        assignment_reassign(
+            assignment_id=lease.pk, project=project, to_annotator=bob, actor=researcher
+        )
+    lease.refresh_from_db()
+    assert lease.state == Assignment.State.LEASED and lease.annotator == anna
+    qualify(project, bob)
+    annotator_decide(
+        project=project, annotator=bob, action="block", reason="Check", actor=researcher
+    )
+    with pytest.raises(QueueError, match=f"{bob.username} is blocked in this project"):
+        assignment_reassign(
+            assignment_id=lease.pk, project=project, to_annotator=bob, actor=researcher
+        )
+    annotator_decide(
+        project=project, annotator=bob, action="resume", reason="Fine", actor=researcher
+    )
+    moved = assignment_reassign(
+        assignment_id=lease.pk, project=project, to_annotator=bob, actor=researcher
+    )
+    assert moved.annotator == bob and moved.state == Assignment.State.LEASED
