@@ -381,6 +381,9 @@ MIDDLEWARE += ["csp.middleware.CSPMiddleware", "core.middleware.CspAdjustMiddlew
 # CommonMiddleware (APPEND_SLASH) and AuthenticationMiddleware (who is staff).
 CHARTROOM_DEBUG_PAGES = envbool("CHARTROOM_DEBUG_PAGES", False)
 MIDDLEWARE += ["core.debug_pages.DebugErrorPagesMiddleware"]
+DEFAULT_EXCEPTION_REPORTER = "core.debug_reporter.StaffOnlyExceptionReporter"
+# A stale form or a missing cookie, said in words a person can act on (core/views.py).
+CSRF_FAILURE_VIEW = "core.views.csrf_failure"
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

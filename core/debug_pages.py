@@ -53,6 +53,13 @@ def _is_staff(request) -> bool:
     return bool(user is not None and user.is_authenticated and user.is_staff)
 
 
+def shows_debug_pages(request) -> bool:
+    """Whether this request gets Django's debug pages (DEBUG on, and staff or everyone)."""
+    return settings.DEBUG and (
+        getattr(settings, "CHARTROOM_DEBUG_PAGES", False) or _is_staff(request)
+    )
+
+
 def _matches_no_url(request) -> bool:
     try:
         resolve(request.path_info)

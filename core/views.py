@@ -6,12 +6,14 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import SuspiciousFileOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousFileOperation
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import (
     require_GET,
@@ -21,7 +23,8 @@ from django.views.decorators.http import (
 )
 
 from config.storage_settings import IMMUTABLE
-from core.api.errors import json_error
+from core.api.errors import json_error, too_large_message
+from core.debug_pages import shows_debug_pages
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
 from core.languages import link_language, reader_language, speaking
@@ -147,9 +150,36 @@ def permission_denied(request, exception=None):
 
 
 def bad_request(request, exception=None):
+    if isinstance(exception, RequestDataTooBig):
+        return request_too_large(request)
     if _wants_json(request):
         return json_error(400, "Bad request.")
     return render(request, "400.html", status=400)
+
+
+def request_too_large(request):
+    """A body over DATA_UPLOAD_MAX_MEMORY_SIZE: 413 with the limit, not a bare "Bad request"."""
+    message = too_large_message()
+    if _wants_json(request):
+        return json_error(413, message)
+    return render(request, "400.html", {"reason": message}, status=413)
+
+
+def csrf_failure(request, reason=""):
+    """CSRF_FAILURE_VIEW: what to do about a stale form, in words a person can act on.
+
+    Django's own page explains the check to developers (with DEBUG on, in detail); staff
+    keep it while DEBUG is on, as with the other debug pages (core/debug_pages.py).
+    """
+    if shows_debug_pages(request):
+        return django_csrf_failure(request, reason)
+    message = _(
+        "This form has expired, or your browser did not send the cookie it needs. Go back, "
+        "reload the page and send the form again. If it happens again, allow cookies for this site."
+    )
+    if _wants_json(request):
+        return json_error(403, message)
+    return render(request, "403.html", {"reason": message}, status=403)
 
 
 def server_error(request):

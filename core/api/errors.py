@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -13,6 +15,14 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from core.errors import ServiceError
 
 OUT_OF_RANGE = "A number or text in the request is out of range."
+
+
+def too_large_message() -> str:
+    """Why a body over DATA_UPLOAD_MAX_MEMORY_SIZE was refused, with the limit."""
+    megabytes = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / (1024 * 1024)
+    return _(
+        "The request is too large (the limit is %(limit)s MB without files). Send less at once."
+    ) % {"limit": f"{megabytes:g}"}
 
 
 def _flatten(value) -> list[str]:
@@ -28,6 +38,8 @@ def error_body(detail: str, errors: dict | None = None) -> dict:
 
 
 def exception_handler(exc, context):
+    if isinstance(exc, RequestDataTooBig):
+        return Response(error_body(too_large_message()), status=413)
     if isinstance(exc, ServiceError):
         # A refusal says its own status, code and message: the one place the API maps them.
         return Response(exc.body(), status=exc.status)
