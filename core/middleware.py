@@ -11,6 +11,8 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.cache import patch_cache_control
+from django.utils.functional import empty
 
 from core.api.errors import OUT_OF_RANGE, error_body
 from core.errors import ServiceError
@@ -138,6 +140,36 @@ class ServiceErrorMiddleware:
         # The message was written in the view's language; the page around it matches.
         with translation.override(request_language(request)):
             return render(request, "refused.html", {"reason": message}, status=status)
+
+
+def _about_a_signed_in_person(request) -> bool:
+    """Whether the response was made for a signed-in person (a session or an API token).
+
+    The user is read only if the view read it already (or the request carries a token
+    header): a participant's request, which never signs in, costs no session lookup here.
+    """
+    user = getattr(request, "user", None)
+    if user is None:
+        return False
+    if getattr(user, "_wrapped", None) is empty and "HTTP_AUTHORIZATION" not in request.META:
+        return False
+    return bool(user.is_authenticated)
+
+
+class PrivateResponsesMiddleware:
+    """What a signed-in person is shown (their studies, exports, tokens, results) is kept
+    out of shared and browser caches: ``Cache-Control: private, no-store`` on every
+    response that does not set its own caching. Participants' pages set ``never_cache``
+    themselves (studies/views/participant_base.py)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if not response.has_header("Cache-Control") and _about_a_signed_in_person(request):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
 
 
 # Style sources some responses need beyond the site's policy (config/settings.py). Scripts
