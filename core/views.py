@@ -72,6 +72,9 @@ def locked_out(request, original_response=None, credentials=None):
             status=settings.AXES_HTTP_RESPONSE_CODE,
         )
     patch_vary_headers(response, ["Accept-Language"])
+    cool_off = context["cooloff_timedelta"]
+    if cool_off:  # when a client may try again, for scripts and proxies that read it
+        response["Retry-After"] = str(max(1, int(cool_off.total_seconds())))
     return response
 
 

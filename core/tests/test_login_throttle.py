@@ -35,6 +35,7 @@ def test_an_account_is_locked_after_repeated_failures_from_any_address(
     assert response.status_code == 429
     text = response.content.decode()
     assert "Too many failed sign-ins" in text and "15 minutes" in text
+    assert response["Retry-After"] == str(15 * 60)
     assert "_auth_user_id" not in client.session
 
 
