@@ -66,7 +66,13 @@ def retry_at(qualification, round_, policy, *, attempts=None) -> tuple:
     last = max((a.finished_at for a in attempts if a.finished_at), default=None)
     if last is None:
         return used, timezone.now() - timedelta(seconds=1)
-    return used, last + timedelta(minutes=policy.retry_delay_minutes)
+    opens = last + timedelta(minutes=policy.retry_delay_minutes)
+    # On the minute: pages state the time as HH:MM, so an attempt that opened at 15:54:40
+    # was announced as "15:54" and refused until then. Rounded up, the stated minute is
+    # when it opens, for the pages, the API and the check that starts an attempt alike.
+    if opens.second or opens.microsecond:
+        opens = opens.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return used, opens
 
 
 def round_pool(round_: QualificationRound) -> list[int]:

@@ -44,7 +44,10 @@ def test_a_failed_round_shows_as_failed_with_the_time_of_the_next_attempt(
     status = annotator_rounds(project=project, annotator=anna)
     first = status.rounds[0]
     assert (status.state, first.status, first.attempts_left) == ("failed", "failed", 1)
-    assert first.retry_at == attempt.finished_at + timedelta(minutes=10)
+    opens = attempt.finished_at + timedelta(minutes=10)
+    # On the next whole minute (the pages say HH:MM): never before the delay has passed.
+    assert first.retry_at - opens < timedelta(minutes=1) and first.retry_at >= opens
+    assert first.retry_at.second == first.retry_at.microsecond == 0
 
     api = client_for(anna)
     body = api.get(f"/api/v1/annotator/projects/{project.slug}/qualification/").json()

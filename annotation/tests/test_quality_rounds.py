@@ -156,3 +156,27 @@ def test_gold_with_unknown_categories_is_refused(project, make_items, researcher
     (item,) = make_items(project, 1)
     with pytest.raises(ValidationError):
         gold_set(project=project, item=item, labels=[["bogus"], []], actor=researcher)
+
+
+def test_the_next_attempt_opens_on_the_minute_the_pages_state(
+    project, make_items, members, researcher
+):
+    from annotation.models import Qualification
+    from annotation.selectors.attempts import retry_at, round_attempts
+
+    rounds = with_rounds(project, make_items, researcher, max_attempts=2, retry_delay_minutes=1)
+    (anna,) = members(1)
+    start = (timezone.now() + timedelta(days=1)).replace(
+        hour=15, minute=53, second=6, microsecond=250
+    )
+    attempt_start(project=project, annotator=anna, position=1, now=start)
+    attempt_answer(project=project, annotator=anna, position=1, index=1, labels=[[], []], now=start)
+    qualification = Qualification.objects.get(project=project, annotator=anna)
+    round_ = rounds["rounds"][0]
+    _used, opens = retry_at(
+        qualification, round_, project.quality, attempts=round_attempts(qualification, round_)
+    )
+    assert opens == start.replace(minute=55, second=0, microsecond=0)  # shown as "15:55"
+    with pytest.raises(QualityError):
+        attempt_start(project=project, annotator=anna, position=1, now=opens - timedelta(seconds=1))
+    assert attempt_start(project=project, annotator=anna, position=1, now=opens).number == 2
