@@ -334,8 +334,14 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"client_errors": {"()": "core.log_filters.ClientErrorsWithoutTraceback"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Django's own console handler (DEBUG only) would print every django.* line a second
+    # time beside the root's; its records reach the root's handler instead.
+    "loggers": {
+        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    },
 }
 
 # --- security ---------------------------------------------------------------------------------
