@@ -99,3 +99,16 @@ def test_the_printed_participant_link_is_a_working_prolific_link(capsys, client)
     # Each run prints a fresh id, so the next newcomer is not told the id is taken.
     call_command("demo_info", base_url="http://testserver")
     assert next(w for w in capsys.readouterr().out.split() if "/s/" in w) != link
+
+
+@pytest.mark.django_db
+def test_demo_info_prints_the_address_demo_serve_started_on(settings, tmp_path, capsys):
+    from demo.management.commands.demo_info import served_url_file
+
+    settings.VAR_DIR = tmp_path
+    call_command("demo_info")
+    assert "http://127.0.0.1:8000/login/" in capsys.readouterr().out
+    served_url_file().write_text("http://127.0.0.1:8231\n")  # as `demo_serve 127.0.0.1:8231` does
+    call_command("demo_info")
+    printed = capsys.readouterr().out
+    assert "http://127.0.0.1:8231/login/" in printed and ":8000" not in printed

@@ -1,5 +1,7 @@
 import secrets
+from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from annotation.models import Project
@@ -24,14 +26,32 @@ def participant_link(base: str, study) -> str:
     return f"{base}/s/{study.slug}/{suffix}"
 
 
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+def served_url_file() -> Path:
+    """Where demo_serve notes the address it serves on, for a later demo_info to print."""
+    return Path(settings.VAR_DIR) / "demo-url"
+
+
+def served_base_url() -> str:
+    """The address demo_serve last started on (the default port if it never ran)."""
+    try:
+        return served_url_file().read_text().strip() or DEFAULT_BASE_URL
+    except OSError:
+        return DEFAULT_BASE_URL
+
+
 class Command(BaseCommand):
-    help = "Print the demo's URLs and logins."
+    help = "Print the demo's URLs and logins (on the address demo_serve last started on)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--base-url", default="http://127.0.0.1:8000")
+        parser.add_argument(
+            "--base-url", default=None, help="the server's address (default: demo_serve's)"
+        )
 
     def handle(self, *args, base_url, **options):
-        base = base_url.rstrip("/")
+        base = (base_url or served_base_url()).rstrip("/")
         lines = [
             f"  Start page        {base}/",
             f"  Researcher login  {base}/login/   user '{RESEARCHER}', password '{DEMO_PASSWORD}'",

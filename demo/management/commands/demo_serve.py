@@ -12,6 +12,8 @@ import time
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from demo.management.commands.demo_info import served_url_file
+
 
 class Command(BaseCommand):
     help = (
@@ -27,8 +29,10 @@ class Command(BaseCommand):
         self._phase("Loading demo data (the first run renders charts and fits models: 1-2 min) ...")
         call_command("load_demo", stdout=self.stdout)
         host, _, port = addrport.rpartition(":")
-        self.stdout.write(f"\n  Chartroom demo is starting on http://{host}:{port}/")
-        call_command("demo_info", base_url=f"http://{host}:{port}", stdout=self.stdout)
+        base_url = f"http://{host}:{port}"
+        served_url_file().write_text(base_url + "\n")
+        self.stdout.write(f"\n  Chartroom demo is starting on {base_url}/")
+        call_command("demo_info", base_url=base_url, stdout=self.stdout)
         self.stdout.write("")
         self._phase("Starting the web server (Ctrl-C stops it) ...")
         call_command("runserver", addrport, use_reloader=False)
