@@ -17,6 +17,28 @@ def _tidy_question(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
+# What an upload most often is when it is not the text file asked for.
+BINARY_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"PK\x03\x04", "a zip archive (an .xlsx or .docx is one too)"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"\xd0\xcf\x11\xe0", "an old Office document (.xls or .doc)"),
+)
+
+
+def _looks_like_utf16(data: bytes) -> bool:
+    """Text in UTF-16 without a byte-order mark: in its Latin letters every other byte is NUL."""
+    head = data[:400]
+    if len(head) < 2:
+        return False
+    even = head[0::2].count(0) / len(head[0::2])
+    odd = head[1::2].count(0) / max(1, len(head[1::2]))
+    return max(even, odd) > 0.6 and min(even, odd) < 0.1
+
+
 def decode_text(data: bytes) -> str:
     """Decode a text file as described in the module docstring; ValueError if impossible."""
     for bom, encoding in (
@@ -33,9 +55,16 @@ def decode_text(data: bytes) -> str:
                 raise ValueError(
                     f"the file starts as {encoding} but is not valid {encoding}"
                 ) from None
+    for signature, kind in BINARY_SIGNATURES:
+        if data.startswith(signature):
+            raise ValueError(f"the file is {kind}, not text; upload the text file itself")
     if b"\x00" in data:
-        # Without a byte-order mark, NUL bytes mean UTF-16/32 that cp1252 would garble.
-        raise ValueError("the file looks like UTF-16 without a byte-order mark; save it as UTF-8")
+        if _looks_like_utf16(data):
+            # NUL bytes between the letters: UTF-16 text that cp1252 would garble.
+            raise ValueError(
+                "the file looks like UTF-16 without a byte-order mark; save it as UTF-8"
+            )
+        raise ValueError("the file holds binary data, not text; upload the text file itself")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

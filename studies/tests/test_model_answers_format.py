@@ -239,3 +239,18 @@ def test_an_unreadable_fact_answer_is_wrong_with_the_reason():
     check = check_fact_answer("between 40 and 50", FREE_TEXT, "45")
     assert check.correct is False
     assert "answer not readable" in check.problem
+
+
+@pytest.mark.parametrize(
+    "data, says",
+    [
+        (b"\x89PNG\r\n\x1a\n" + b"\x00" * 40, "the file is a PNG image, not text"),
+        (b"PK\x03\x04" + b"\x00" * 40, "the file is a zip archive (an .xlsx or .docx is one too)"),
+        (b"model,chart\n\x00\x01\x02\xff\x00\x00\x07 binary", "binary data, not text"),
+        ("model,chart_id\ngpt,G1_Q1_1\n".encode("utf-16-le"), "UTF-16 without a byte-order mark"),
+    ],
+)
+def test_a_file_that_is_not_text_says_what_it_is(data, says):
+    result = read_model_answers(data, "answers.csv")
+    assert not result.rows
+    assert any(says in str(problem) for problem in result.problems), result.problems
