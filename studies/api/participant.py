@@ -68,7 +68,6 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "position": trial.position,
         "number": trial.position + 1,
         "trial_count": session.trial_count,
-        "kind": trial.kind,
         "answer_type": shown.answer_type,
         "prompt": shown.prompt,
         "options": shown.options,

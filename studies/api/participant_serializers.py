@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studies import answer_types
-from studies.models import AnswerType, Devices, ParticipantSession, Platform, Trial
+from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.languages import session_language
 from studies.services import sessions as svc
 
@@ -183,7 +183,8 @@ class TrialSerializer(serializers.Serializer):
     position = serializers.IntegerField(help_text="0-based; send it back with the answer.")
     number = serializers.IntegerField(help_text="1-based, for showing 'chart 3 of 114'.")
     trial_count = serializers.IntegerField()
-    kind = serializers.ChoiceField(choices=Trial.Kind.choices)
+    # No "kind": whether a trial is an attention check is kept from the participant's
+    # client, so a script answering the study cannot tell the checks apart.
     answer_type = serializers.ChoiceField(choices=AnswerType.choices)
     prompt = serializers.CharField()
     options = serializers.ListField(

@@ -14,8 +14,9 @@ __all__ = ["AttentionCheck", "ParticipantSession", "Response", "Trial"]
 
 
 def attention_image_path(instance: AttentionCheck, filename: str) -> str:
-    # The service names the file after its content hash.
-    return f"attention/{filename}"
+    # The service names the file after its content hash. Beside the charts, so that a
+    # check's image address does not tell a participant's client that it is a check.
+    return f"charts/{filename}"
 
 
 def new_session_token() -> str:

@@ -201,7 +201,7 @@ def test_attention_checks_of_both_kinds_are_authored(researcher):
         answer_key="10",
         image=png_bytes(),
     )
-    assert sanity.image.name.startswith("attention/") and sanity.width == 120
+    assert sanity.image.name.startswith("charts/") and sanity.width == 120
     assert study.attention_checks.count() == 2
 
 
