@@ -73,3 +73,19 @@ def test_without_javascript_the_form_stores_the_labels_and_the_next_item_follows
     assert response.status_code == 302 and response["Location"].endswith("/work/")
     assert LabelSet.objects.get(assignment=lease).labels == [["value_error", "trend_error"], []]
     assert Assignment.objects.filter(annotator=signed_in_member.user, state="leased").count() == 1
+    page = signed_in_member.get(response["Location"]).content.decode()
+    assert "Submitted. Here is your next item." in page
+
+
+def test_without_javascript_an_item_can_be_skipped_with_a_reason(
+    signed_in_member, project, make_items
+):
+    make_items(project, 2)
+    lease = assignment_next(project=project, annotator=signed_in_member.user)
+    page = signed_in_member.get(f"/annotation/p/{project.slug}/work/").content.decode()
+    skip_url = f"/annotation/p/{project.slug}/work/{lease.pk}/skip/"
+    assert 'id="noscript-skip"' in page and skip_url in page
+    response = signed_in_member.post(skip_url, {"reason": "The chart does not load."}, follow=True)
+    assert "Skipped. Here is your next item." in response.content.decode()
+    lease.refresh_from_db()
+    assert lease.state == Assignment.State.SKIPPED
