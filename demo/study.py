@@ -22,9 +22,9 @@ CONSENT = """You are invited to take part in a study about how people read chart
 
 You will see charts, one at a time, and answer one short question about each. There are no known risks. Your answers are stored under a random code; your Prolific ID is kept only to pay you and is never published.
 
-Taking part is voluntary. You can withdraw at any time with the link at the bottom of every page; your answers are then deleted."""
+Taking part is voluntary."""
 
-INSTRUCTIONS = """Each page shows one chart and one question about it. Answer as accurately as you can: read the axes and labels carefully.
+INSTRUCTIONS = """Most pages show a chart and one question about it. Answer as accurately as you can: read the axes and labels carefully.
 
 Some questions ask for a number: type it in the box (for example 1.2 or 45). Some ask you to pick an option, and some to put items in order (place each item, first place first; then drag or use the arrows to change the order).
 

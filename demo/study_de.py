@@ -16,10 +16,10 @@ TEXTS = {
 
 Sie sehen nacheinander Diagramme und beantworten zu jedem eine kurze Frage. Es sind keine Risiken bekannt. Ihre Antworten werden unter einem zufälligen Code gespeichert; Ihre Prolific-ID wird nur für die Bezahlung aufbewahrt und nie veröffentlicht.
 
-Die Teilnahme ist freiwillig. Sie können jederzeit über den Link unten auf jeder Seite zurücktreten; Ihre Antworten werden dann gelöscht.""",
-    "instructions_text": """Jede Seite zeigt ein Diagramm und eine Frage dazu. Antworten Sie so genau wie möglich: Lesen Sie die Achsen und Beschriftungen sorgfältig.
+Die Teilnahme ist freiwillig.""",
+    "instructions_text": """Die meisten Seiten zeigen ein Diagramm und eine Frage dazu. Antworten Sie so genau wie möglich: Lesen Sie die Achsen und Beschriftungen sorgfältig.
 
-Manche Fragen verlangen eine Zahl: Tippen Sie sie in das Feld (zum Beispiel 1,2 oder 45). Bei manchen wählen Sie eine Antwort aus, bei anderen bringen Sie Einträge in eine Reihenfolge (geben Sie jedem Eintrag einen Platz, den ersten zuerst).
+Manche Fragen verlangen eine Zahl: Tippen Sie sie in das Feld (zum Beispiel 1,2 oder 45). Bei manchen wählen Sie eine Antwort aus, bei anderen bringen Sie Einträge in eine Reihenfolge (geben Sie jedem Eintrag einen Platz, den ersten zuerst; ändern Sie die Reihenfolge dann durch Ziehen oder mit den Pfeilen).
 
 Sie können eine Antwort nicht nachträglich ändern. Einige Seiten prüfen, ob Sie aufmerksam lesen.""",
     "debrief_text": """Vielen Dank! Einige der Diagramme, die Sie gesehen haben, sollten in die Irre führen: eine abgeschnittene oder umgekehrte Achse, ein 3D-Effekt, eine logarithmische Skala. Jedes gab es in einer ehrlichen und einer manipulierten Fassung derselben Daten; Ihre Antworten zeigen uns, wie oft jede Manipulation Leserinnen und Leser täuscht.""",

@@ -1,8 +1,10 @@
 """Starter texts for a study's consent, instructions and debrief, for the researcher to edit.
 
-They are filled in from the study's own settings (time, withdrawal, completion) so they do
-not contradict it; what only the researcher knows stays in [square brackets], and the
-readiness list warns while any bracket is left.
+They follow the study's own settings (completion) so they do not contradict it; what only
+the researcher knows stays in [square brackets], and the readiness list warns while any
+bracket is left. The time allowed and what withdrawing does are not in them: the consent and
+instructions pages state those themselves from the settings (one home for each sentence), and
+a starter text repeating them would show them twice.
 """
 
 from __future__ import annotations
@@ -10,45 +12,33 @@ from __future__ import annotations
 import re
 
 from studies.models import Study
-from studies.selectors.timing import study_expected_minutes, time_statement
 
 TEXT_FIELDS = ("consent_text", "instructions_text", "debrief_text")
 PLACEHOLDER = re.compile(r"\[[^\]\n]{2,80}\]")
 
 
-def _time_sentence(study: Study) -> str:
-    # The same words as every participant page, so the consent text never contradicts them.
-    return time_statement(expected=study_expected_minutes(study), limit=study.time_limit_minutes)
-
-
 def _consent(study: Study) -> str:
-    withdrawal = (
-        "the answers you gave until then are kept and used."
-        if study.keep_answers_on_withdrawal
-        else "your answers are then deleted."
-    )
     return (
         "You are invited to take part in a study by [researchers' names] at [institution] about "
         "how people read charts.\n\n"
         "You will see charts, one at a time, and answer one short question about each. "
-        f"{_time_sentence(study)} There are no known risks. [Payment or credit.]\n\n"
+        "There are no known risks. [Payment or credit.]\n\n"
         "Your answers are stored under a random code. Your platform id is kept only to "
         "[pay you / grant credit] and is never published. The anonymous answers may be "
         "published as a dataset for research.\n\n"
-        "Taking part is voluntary. You can withdraw at any time with the link at the bottom of "
-        f"every page; {withdrawal}\n\n"
+        "Taking part is voluntary.\n\n"
         "This study was approved by [ethics board, approval number]. Questions: [contact e-mail]."
     )
 
 
 def _instructions(study: Study) -> str:
     return (
-        "Each page shows one chart and one question about it. Answer as accurately as you can: "
+        "Most pages show a chart and one question about it. Answer as accurately as you can: "
         "read the titles, axes and labels carefully.\n\n"
         "Some questions ask for a number: type it in the box (for example 1.2 or 45). Some ask "
         "you to pick an option, and some to put items in order.\n\n"
         "You cannot go back to change an answer. A few pages check that you are reading "
-        f"carefully. {_time_sentence(study)}"
+        "carefully."
     )
 
 

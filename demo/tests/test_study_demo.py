@@ -1,9 +1,12 @@
 """The demo study loaded by `make demo`."""
 
+import re
+
 import pytest
+from django.urls import reverse
 
 from demo.study import DEMO_SLUG, load_study_demo
-from studies.models import AttentionCheck, Study
+from studies.models import AttentionCheck, ParticipantSession, Study
 from studies.selectors.study import study_readiness
 from studies.services.sessions import Identity, session_start
 from studies.tests.factories import make_chart_set
@@ -31,3 +34,30 @@ def test_loading_the_demo_again_changes_nothing(researcher):
     again = load_study_demo(researcher, chart_set)
     assert again.pk == first.pk and Study.objects.count() == 1
     assert again.attention_checks.count() == 2 and again.study_pairs.count() == 3
+
+
+def _main(response) -> str:
+    return re.search(r"<main.*?</main>", response.content.decode(), re.S)[0]
+
+
+@pytest.mark.parametrize(
+    "language,withdrawal,ranking",
+    [
+        ("en", "withdraw at any time", "then drag or use the arrows to change the order"),
+        ("de", "jederzeit", "ändern Sie die Reihenfolge dann durch Ziehen oder mit den Pfeilen"),
+    ],
+)
+def test_the_demo_says_each_thing_once_in_each_language(
+    client, researcher, language, withdrawal, ranking
+):
+    study = load_study_demo(researcher, make_chart_set(researcher, pairs=3))
+    consent_url = reverse("participate:consent", args=[study.slug])
+    params = {"PROLIFIC_PID": f"demo-{language}", "lang": language}
+    consent = _main(client.get(consent_url, params))
+    # The page's own sentence (from the settings) is the one home for withdrawal.
+    assert consent.count(withdrawal) == 1, consent
+    client.post(consent_url, {"choice": "agree", **params})
+    session = ParticipantSession.objects.get(external_id=f"demo-{language}")
+    instructions = _main(client.get(reverse("participate:session", args=[session.token])))
+    assert ranking in instructions
+    assert instructions.count("60") == 1

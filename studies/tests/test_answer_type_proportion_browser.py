@@ -58,7 +58,7 @@ def test_the_handle_appears_only_where_the_participant_first_touches(page, live_
     shot(page, "03-placed")
     page.get_by_role("button", name="Next").click()
     # The next trial is drawn in the same page: wait for it, not for a slider.
-    page.get_by_text("Chart 2 of 4").wait_for()
+    page.get_by_text("Page 2 of 4").wait_for()
     response = Response.objects.get()
     assert response.value == value and response.abs_error == abs(value - 35)
     assert response.correct is (abs(value - 35) <= 5)

@@ -159,11 +159,11 @@ def test_a_participant_takes_the_study_from_the_platform_link_to_the_completion_
     failed_check = reloaded = typed_text = False
     while (trial := current(session)) is not None:
         number = trial.position + 1
-        expect(page.get_by_text(f"Chart {number} of 8")).to_be_visible()
+        expect(page.get_by_text(f"Page {number} of 8")).to_be_visible()
         if number == 4 and not reloaded:
             page.reload()  # a reload resumes at the same trial
             reloaded = True
-            expect(page.get_by_text("Chart 4 of 8")).to_be_visible()
+            expect(page.get_by_text("Page 4 of 8")).to_be_visible()
         kind = (
             trial.attention_check.answer_type if trial.is_attention else trial.question.answer_type
         )

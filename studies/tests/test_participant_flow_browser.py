@@ -75,7 +75,7 @@ def test_with_javascript_every_answer_is_one_request_and_no_page_loads(page, liv
             assert loads == []
             # The participant-visible texts come from the page, not from the script.
             expect(
-                page.get_by_text(f"Chart {session.trial_count} of {session.trial_count}")
+                page.get_by_text(f"Page {session.trial_count} of {session.trial_count}")
             ).to_be_visible()
         answer(page, trial)
 

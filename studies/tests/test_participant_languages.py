@@ -52,8 +52,8 @@ def test_the_trial_page_reads_left_to_right_in_english(trial_response):
 @pytest.mark.parametrize(
     "language, words",
     [
-        ("de", ["Diagramm 1 von", ">Weiter</button>", "Teilnahme an dieser Studie zurückziehen"]),
-        ("es", ["Gráfico 1 de", ">Siguiente</button>", "Retirarse de este estudio"]),
+        ("de", ["Seite 1 von", ">Weiter</button>", "Teilnahme an dieser Studie zurückziehen"]),
+        ("es", ["Página 1 de", ">Siguiente</button>", "Retirarse de este estudio"]),
     ],
 )
 def test_the_trial_page_speaks_german_and_spanish(trial_response, language, words):

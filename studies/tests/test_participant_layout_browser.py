@@ -175,7 +175,7 @@ def take_and_measure(page, session, sizes, *, side_by_side: bool):
     seen = set()
     while (trial := trial_current(session)) is not None:
         page.reload()
-        page.get_by_text(f"Chart {trial.position + 1} of {session.trial_count}").wait_for()
+        page.get_by_text(f"Page {trial.position + 1} of {session.trial_count}").wait_for()
         page.wait_for_function("() => document.fonts.status === 'loaded'")
         kind = kind_of(trial)
         shoot = kind not in seen

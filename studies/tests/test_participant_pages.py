@@ -150,7 +150,7 @@ def test_a_participant_goes_from_the_link_to_the_completion_redirect(client, stu
     assert b"Instructions" in page.content
     client.post(reverse("participate:begin", args=[session.token]))
     page = client.get(session_url(session))
-    assert b"Chart 1 of 8" in page.content
+    assert b"Page 1 of 8" in page.content
     answer_all(client, session)
     session.refresh_from_db()
     assert session.status == ParticipantSession.Status.COMPLETED
@@ -250,7 +250,7 @@ def test_a_reload_resumes_at_the_current_trial(client, study):
         client.post(reverse("participate:answer", args=[session.token]), form_for(trial))
         session.refresh_from_db()
     page = client.get(session_url(session))
-    assert b"Chart 4 of 8" in page.content
+    assert b"Page 4 of 8" in page.content
     shown_at = session.trials.get(position=3).shown_at
     client.get(session_url(session))
     # Reloading does not restart the trial's clock.

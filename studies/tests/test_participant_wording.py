@@ -9,9 +9,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from studies.models import ParticipantSession, Study
+from studies.selectors.study import trial_current
 from studies.selectors.timing import study_expected_minutes, time_statement
+from studies.starter_texts import starter_texts
 from studies.tests.factories import make_study
-from studies.tests.test_participant_pages import answer_all, session_url
+from studies.tests.test_participant_pages import answer_all, form_for, session_url
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +131,100 @@ def test_an_expected_duration_past_the_limit_is_not_promised():
     assert (
         time_statement(expected=1, limit=5) == "It usually takes about 1 minute; you have up to 5."
     )
+
+
+def test_with_the_starter_texts_time_and_withdrawal_are_each_said_once(client, researcher):
+    study = make_study(researcher, expected_minutes=15, time_limit_minutes=60)
+    for name, text in starter_texts(study).items():
+        setattr(study, name, text)
+    study.save()
+    params = {"PROLIFIC_PID": "once1"}
+    consent = _main(client.get(reverse("participate:consent", args=[study.slug]), params))
+    assert consent.count("you have up to 60") == 1
+    assert consent.count("withdraw at any time") == 1
+    assert "the link at the bottom of every page" in consent
+    client.post(reverse("participate:consent", args=[study.slug]), {"choice": "agree", **params})
+    session = ParticipantSession.objects.get(external_id="once1")
+    instructions = _main(client.get(session_url(session)))
+    assert instructions.count("you have up to 60") == 1
+
+
+# ------------------------------------------------------------------ counting pages
+
+
+def test_pages_are_counted_as_pages_so_a_check_looks_like_any_other(client, researcher):
+    # 3 pairs (6 charts) and 2 attention checks, one of them without a chart.
+    study = make_study(researcher, pairs=3)
+    client.post(
+        reverse("participate:consent", args=[study.slug]),
+        {"choice": "agree", "PROLIFIC_PID": "count1"},
+    )
+    session = ParticipantSession.objects.get(external_id="count1")
+    instructions = _main(client.get(session_url(session)))
+    assert "There are 8 pages, one question each." in instructions
+    assert "chart" not in instructions.casefold()
+    client.post(reverse("participate:begin", args=[session.token]))
+    for number in range(1, 9):
+        page = client.get(session_url(session)).content.decode()
+        trial = trial_current(session)
+        # The title, the counter and the script's counter all say the same, check or not.
+        assert f"<title>Page {number} of 8 · " in page
+        assert f"<span data-trial-count>Page {number} of 8</span>" in page
+        assert 'data-count-text="Page {number} of {total}"' in page
+        assert "Chart" not in re.sub(r"Chart for this question", "", _main_of(page))
+        client.post(reverse("participate:answer", args=[session.token]), form_for(trial))
+        session.refresh_from_db()
+    assert session.current_position == 8
+
+
+def _main_of(html: str) -> str:
+    return re.search(r"<main.*?</main>", html, re.S)[0]
+
+
+# ------------------------------------------------------------------ withdrawing
+
+NEXT_STEP = {
+    "prolific": "return your submission on Prolific",
+    "sona": "contact the researcher through SONA",
+    "mturk": "return the HIT on MTurk",
+    "pid": "You can close this window now.",
+}
+
+
+@pytest.mark.parametrize("platform", NEXT_STEP)
+def test_after_withdrawing_the_platform_says_what_is_left_to_do(client, researcher, platform):
+    param = PLATFORMS[platform][0]
+    study = make_study(researcher, platform=platform)
+    client.post(
+        reverse("participate:consent", args=[study.slug]), {"choice": "agree", param: "wd1"}
+    )
+    session = ParticipantSession.objects.get(external_id="wd1")
+    client.post(reverse("participate:withdraw", args=[session.token]))
+    page = _main(client.get(session_url(session)))
+    assert "You have withdrawn" in page and "answers were deleted" in page
+    assert NEXT_STEP[platform] in page
+    for other in ("prolific", "sona", "mturk"):
+        if other != platform:
+            assert NEXT_STEP[other] not in page
+
+
+def test_the_study_link_again_after_withdrawing_says_so_not_welcome_back(client, researcher):
+    study = make_study(researcher)
+    welcome = reverse("participate:welcome", args=[study.slug])
+    client.post(
+        reverse("participate:consent", args=[study.slug]),
+        {"choice": "agree", "PROLIFIC_PID": "wd2"},
+    )
+    session = ParticipantSession.objects.get(external_id="wd2")
+    client.post(reverse("participate:withdraw", args=[session.token]))
+    page = _main(client.get(welcome, {"PROLIFIC_PID": "wd2"}))
+    assert "You have withdrawn" in page and "your answers were deleted" in page
+    assert "return your submission on Prolific" in page
+    assert "Welcome back" not in page and "already taken part" not in page
+    # Another browser with the same id is not sent back to "where you started".
+    elsewhere = _main(Client().get(welcome, {"PROLIFIC_PID": "wd2"}))
+    assert "You have withdrawn" in elsewhere and "withdrew from this study" in elsewhere
+    assert "continue" not in elsewhere.casefold()
 
 
 # ------------------------------------------------------------------ the end

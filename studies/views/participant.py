@@ -40,6 +40,7 @@ from studies.views.participant_base import (
     shown_study,
     speak,
     study_time_statement,
+    withdrawn_page,
 )
 
 
@@ -100,19 +101,7 @@ def _ended_page(request, session: ParticipantSession):
             },
         )
     if session.status == Status.WITHDRAWN:
-        kept = not session.answers_deleted and session.current_position > 0
-        text = (
-            _(
-                "You have withdrawn from this study. As the consent form said, the answers you "
-                "gave are kept. Thank you for your time."
-            )
-            if kept
-            else _(
-                "You have withdrawn from this study and your answers were deleted. "
-                "Thank you for your time."
-            )
-        )
-        return message_page(request, _("You have withdrawn"), text, study=study)
+        return withdrawn_page(request, session, study)
     if session.status == Status.TIMED_OUT:
         return message_page(
             request,

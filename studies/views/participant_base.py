@@ -22,6 +22,7 @@ from studies.selectors.study import (
     session_by_token,
 )
 from studies.selectors.timing import study_expected_minutes, time_statement
+from studies.services.sessions.platform import wording
 
 MAX_BODY_BYTES = 64 * 1024
 COOKIE_PREFIX = "chartroom_s"
@@ -83,6 +84,26 @@ def participant_page(view):
 def message_page(request, heading: str, text: str, *, status: int = 200, study=None, **extra):
     context = {"heading": heading, "text": text, "study": study, **extra}
     return render(request, "participate/message.html", context, status=status)
+
+
+def withdrawn_page(request, session: ParticipantSession, study: Study):
+    """What a participant who withdrew reads, wherever they arrive: the session's page or
+    the study link again (not "welcome back", as if they had taken part)."""
+    kept = not session.answers_deleted and session.current_position > 0
+    text = (
+        _(
+            "You have withdrawn from this study. As the consent form said, the answers you "
+            "gave are kept. Thank you for your time."
+        )
+        if kept
+        else _(
+            "You have withdrawn from this study and your answers were deleted. "
+            "Thank you for your time."
+        )
+    )
+    # Their platform still counts them in until they act there (return it on Prolific...).
+    next_step = wording(session.platform).after_withdrawal
+    return message_page(request, _("You have withdrawn"), text, study=study, next_step=next_step)
 
 
 def study_or_404(slug: str) -> Study:

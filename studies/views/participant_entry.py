@@ -34,6 +34,7 @@ from studies.views.participant_base import (
     speak,
     study_or_404,
     study_time_statement,
+    withdrawn_page,
 )
 
 
@@ -53,7 +54,9 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
                 svc.already_started_message(
                     study.platform,
                     finished=existing.status == ParticipantSession.Status.COMPLETED,
-                )
+                    withdrawn=existing.status == ParticipantSession.Status.WITHDRAWN,
+                ),
+                status=existing.status,
             )
         return existing
     session = session_by_token(token) if token else None
@@ -79,9 +82,11 @@ def _device_page(request, study: Study, text: str):
 
 def _already_started(request, study: Study, exc: svc.AlreadyStarted):
     # Nothing on this page touches the existing session: no token, no link to it.
-    return message_page(
-        request, _("Please continue where you started"), exc.message, status=409, study=study
-    )
+    if exc.extra.get("status") == ParticipantSession.Status.WITHDRAWN:
+        heading = _("You have withdrawn")
+    else:
+        heading = _("Please continue where you started")
+    return message_page(request, heading, exc.message, status=409, study=study)
 
 
 def _link_problem(request, study: Study, problem: svc.LinkProblem):
@@ -127,6 +132,8 @@ def welcome(request, slug: str):
         return refusal
     if existing is not None:
         speak(existing.language or language)
+        if existing.status == ParticipantSession.Status.WITHDRAWN:
+            return withdrawn_page(request, existing, shown_study(existing))
         context = {"study": shown_study(existing), "existing": existing}
         return render(request, "participate/welcome.html", context)
     reason = study_unavailable_reason(study)

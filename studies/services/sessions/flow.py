@@ -28,7 +28,7 @@ def ended_message(session: ParticipantSession) -> str:
     if session.status == Status.WITHDRAWN:
         return _("You have withdrawn from this study, so no more answers can be taken.")
     if session.status == Status.COMPLETED:
-        return _("You have already answered every chart. Thank you!")
+        return _("You have already answered every page. Thank you!")
     if session.status == Status.DECLINED:
         return _("You did not consent to this study.")
     if session.status == Status.ABANDONED:
@@ -104,7 +104,7 @@ def session_finish(*, session: ParticipantSession, now=None) -> Completion:
     if session.status != Status.COMPLETED:
         if session.status == Status.IN_PROGRESS:
             raise NotFinished(
-                _("Please answer every chart first."),
+                _("Please answer every page first."),
                 answered=session.current_position,
                 total=session.trial_count,
             )

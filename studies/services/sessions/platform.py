@@ -41,6 +41,8 @@ class Wording:
     id_name: str  # "your Prolific ID"
     way_back: str  # "open the study again from Prolific"
     contact: str  # "message the researcher on Prolific"
+    # What is left to do on the platform after withdrawing, as a whole sentence.
+    after_withdrawal: str  # "Please also return your submission on Prolific, ..."
 
 
 WORDING = {
@@ -48,26 +50,38 @@ WORDING = {
         pgettext_lazy("id_name", "your Prolific ID"),
         pgettext_lazy("way_back", "open the study again from Prolific"),
         pgettext_lazy("contact", "message the researcher on Prolific"),
+        pgettext_lazy(
+            "after_withdrawal",
+            "Please also return your submission on Prolific, so that it does not time out there.",
+        ),
     ),
     "sona": Wording(
         pgettext_lazy("id_name", "your SONA ID"),
         pgettext_lazy("way_back", "open the study again from its page on SONA"),
         pgettext_lazy("contact", "contact the researcher through SONA"),
+        pgettext_lazy(
+            "after_withdrawal",
+            "You can close this window now. If you have questions about credit, contact the "
+            "researcher through SONA.",
+        ),
     ),
     "mturk": Wording(
         pgettext_lazy("id_name", "your MTurk worker ID"),
         pgettext_lazy("way_back", "open the HIT again from MTurk"),
         pgettext_lazy("contact", "contact the requester on MTurk"),
+        pgettext_lazy("after_withdrawal", "Please also return the HIT on MTurk."),
     ),
     "pid": Wording(
         pgettext_lazy("id_name", "your participant ID"),
         pgettext_lazy("way_back", "open the study link again exactly as you received it"),
         pgettext_lazy("contact", "contact the researcher who sent you the link"),
+        pgettext_lazy("after_withdrawal", "You can close this window now."),
     ),
     "none": Wording(
         pgettext_lazy("id_name", "your participant ID"),
         pgettext_lazy("way_back", "open the study link again exactly as you received it"),
         pgettext_lazy("contact", "contact the researcher who sent you the link"),
+        pgettext_lazy("after_withdrawal", "You can close this window now."),
     ),
 }
 

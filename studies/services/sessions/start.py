@@ -51,12 +51,20 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
     )
 
 
-def already_started_message(platform: str, *, finished: bool = False) -> str:
+def already_started_message(
+    platform: str, *, finished: bool = False, withdrawn: bool = False
+) -> str:
     """Why a platform id that already has a session cannot start another one here.
 
-    A finished session is told so: sending its owner back to "the browser window where
-    you started" would have them look for a study they have already completed."""
+    A finished or withdrawn session is told so: sending its owner back to "the browser
+    window where you started" would have them look for a study they have already completed
+    or left."""
     words = wording(platform)
+    if withdrawn:
+        return _(
+            "You (or someone with %(id_name)s) withdrew from this study, so it cannot be "
+            "taken again. If you think this is a mistake, %(contact)s."
+        ) % {"id_name": words.id_name, "contact": words.contact}
     if finished:
         return _(
             "This study was already finished with %(id_name)s. Thank you for taking part: "
@@ -78,6 +86,7 @@ def _resume(existing: ParticipantSession, proof: str) -> StartResult:
         already_started_message(
             existing.platform,
             finished=existing.status == ParticipantSession.Status.COMPLETED,
+            withdrawn=existing.status == ParticipantSession.Status.WITHDRAWN,
         )
     )
 
