@@ -113,3 +113,22 @@ def test_the_page_runs_a_bounded_number_of_queries(client, researcher):
             assert client.get(reverse("studies:results", args=[study.slug])).status_code == 200
         counts.append(len(captured))
     assert counts[0] == counts[1] and counts[0] < 30
+
+
+def test_a_tiny_p_value_reads_p_below_not_p_equals_below(client, researcher):
+    study = simulated_study(researcher, participants=6)
+    snapshot = StudyResults.objects.get(study=study)
+    snapshot.data["kendall"] = {
+        "tau": 0.8,
+        "p_value": 0.0002,
+        "groups": ["G1", "G2", "G3"],
+        "estimator": "GEE",
+        "against": "the paper's ranking",
+        "message": "",
+    }
+    snapshot.save(update_fields=["data"])
+    client.force_login(researcher)
+    html = client.get(reverse("studies:results", args=[study.slug])).content.decode()
+    assert "(p &lt; 0.001) over 3 groups" in html
+    assert "p = &lt;" not in html
+
