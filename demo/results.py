@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from studies.models import ParticipantSession, Study, StudyResults
-from studies.selectors.results import study_response_count
+from studies.selectors.results import study_counted_response_count
 from studies.services.results.compute import results_compute, results_snapshot_save
 from studies.services.results.simulate import SimulationSummary, study_simulate
 
@@ -15,7 +15,9 @@ def simulate_demo_results(study: Study, participants: int = 60, seed: int = 1) -
     """
     summary = study_simulate(study=study, participants=participants, seed=seed)
     data = results_compute(study)
-    results_snapshot_save(study=study, data=data, response_count=study_response_count(study))
+    results_snapshot_save(
+        study=study, data=data, response_count=study_counted_response_count(study)
+    )
     return summary
 
 
@@ -37,6 +39,8 @@ def demo_results_ensure(study: Study, participants: int = 60, seed: int = 1) -> 
         done.append(f"{summary.created} simulated participants")
     if not StudyResults.objects.filter(study=study, computed_at__isnull=False).exists():
         data = results_compute(study)
-        results_snapshot_save(study=study, data=data, response_count=study_response_count(study))
+        results_snapshot_save(
+            study=study, data=data, response_count=study_counted_response_count(study)
+        )
         done.append("results computed")
     return done

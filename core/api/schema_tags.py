@@ -14,6 +14,7 @@ DEFAULT_TAG = "v1"  # what drf-spectacular derives for every path under PREFIX
 
 # (name, description), in the order /api/docs/ shows them.
 TAGS = [
+    ("index", "Where to start: links to the schema, the documentation and the main collections."),
     ("studies", "Chart studies: settings and texts, pairs, attention checks, readiness, status."),
     ("sessions", "A study's participant sessions: monitor, details, releasing an id."),
     ("results", "HMI results, exclusion decisions, comparisons and result exports."),

@@ -55,3 +55,24 @@ class JobSerializer(serializers.ModelSerializer):
 
         url = reverse("api:job-download", args=[job.pk])
         return request.build_absolute_uri(url) if request else url
+
+
+class ApiCollectionsSerializer(serializers.Serializer):
+    me = serializers.URLField(help_text="The signed-in account.")
+    studies = serializers.URLField(help_text="Your chart studies (researchers).")
+    chart_sets = serializers.URLField(help_text="The chart library's sets (researchers).")
+    projects = serializers.URLField(help_text="Your caption annotation projects (researchers).")
+    annotator_projects = serializers.URLField(help_text="The projects you annotate (annotators).")
+    jobs = serializers.URLField(help_text="Your background jobs and their downloads.")
+    tokens = serializers.URLField(help_text="Your API tokens (researchers).")
+
+
+class ApiIndexSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    version = serializers.CharField()
+    authentication = serializers.CharField(help_text="How to send an API token.")
+    schema = serializers.URLField(help_text="The OpenAPI 3 schema (YAML; ?format=json for JSON).")
+    docs = serializers.URLField(help_text="Interactive documentation (Swagger UI).")
+    redoc = serializers.URLField(help_text="The same documentation as one page (Redoc).")
+    tokens_page = serializers.URLField(help_text="Where researchers create API tokens.")
+    collections = ApiCollectionsSerializer()

@@ -2,12 +2,14 @@ from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
 from core.api.errors import api_not_found
 from core.api.serializers import (
+    ApiIndexSerializer,
     ApiTokenCreatedSerializer,
     ApiTokenCreateSerializer,
     ApiTokenSerializer,
@@ -17,6 +19,51 @@ from core.api.serializers import (
 from core.models import ApiToken, Job
 from core.permissions import IsResearcher
 from core.services.tokens import api_token_create, api_token_revoke
+
+
+class ApiIndexView(APIView):
+    """Where a client starts: the schema, the documentation and the main collections.
+
+    Anyone may read it. A token is checked as on every other endpoint, so a wrong key is
+    refused here too, before any link is followed.
+    """
+
+    # The links are no secret, and a client without a key needs them to find out how to get one.
+    permission_classes = [AllowAny]
+
+    def get_view_name(self):
+        return "Chartroom API"
+
+    @extend_schema(
+        tags=["index"],
+        responses=ApiIndexSerializer,
+        summary="Links to the schema, the documentation and the main collections",
+    )
+    def get(self, request):
+        def link(name: str) -> str:
+            return reverse(name, request=request)
+
+        collections = {
+            "me": "api:me",
+            "studies": "api:study-list",
+            "chart_sets": "api:library-chartset-list",
+            "projects": "api:project-list",
+            "annotator_projects": "api:annotator-project-list",
+            "jobs": "api:job-list",
+            "tokens": "api:token-list",
+        }
+        body = {
+            "name": "Chartroom API",
+            "version": "1",
+            "authentication": "Send `Authorization: Token <key>`; researchers create keys on "
+            "the tokens page. A signed-in browser session works too.",
+            "schema": link("api-schema"),
+            "docs": link("api-docs"),
+            "redoc": link("api-redoc"),
+            "tokens_page": link("tokens"),
+            "collections": {key: link(name) for key, name in collections.items()},
+        }
+        return Response(ApiIndexSerializer(body).data)
 
 
 class MeView(APIView):

@@ -3,6 +3,8 @@
 The results page and the Models page both use it, so "0.7935", "1.0" degrees of freedom and
 "p = 0.0" read the same everywhere: two decimals (three for small values), integers as
 integers, p-values below 0.001 as "< 0.001", yes/no for flags, a dash for nothing.
+In a sentence a p-value comes with its relation, {{ p|num:"p=" }}: "p = 0.046" or
+"p < 0.001" (never "p = < 0.001").
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ DASH = "—"
 
 
 def format_number(value, kind: str = "") -> str:
-    """The text of ``value``; ``kind`` is "p" (a p-value), "int" or "" (any number)."""
+    """The text of ``value``; ``kind`` is "p" (a p-value), "p=" (a p-value with its relation,
+    for running text), "int" or "" (any number)."""
+    if kind == "p=":
+        text = format_number(value, "p")
+        return f"p {text}" if text.startswith("<") else f"p = {text}"
     if value is None or value == "":
         return DASH
     if isinstance(value, bool):

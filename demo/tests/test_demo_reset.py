@@ -9,7 +9,7 @@ from core.models import ApiToken, User
 from demo.annotation import DEMO_SLUG, NEW_ANNOTATOR
 from demo.study import DEMO_SLUG as STUDY_SLUG
 from studies.models import ParticipantSession, Study, StudyResults
-from studies.selectors.results import study_response_count
+from studies.selectors.results import study_counted_response_count
 from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_proje
     assert not Project.objects.filter(slug="mine").exists()
     assert not ApiToken.objects.filter(user=researcher).exists()
     snapshot = StudyResults.objects.get(study=study)  # recomputed without the visitor
-    assert snapshot.computed_at and snapshot.response_count == study_response_count(study)
+    assert snapshot.computed_at and snapshot.response_count == study_counted_response_count(study)
     out = capsys.readouterr().out
     assert "1 visitor session(s) removed" in out
     assert "put back title, status" in out

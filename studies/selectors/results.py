@@ -344,7 +344,16 @@ def answer_distribution(
 
 
 def study_response_count(study: Study) -> int:
+    """Every response of the study, pilot and preview ones too (what an export holds)."""
     return Response.objects.filter(session__study=study).count()
+
+
+def study_counted_response_count(study: Study) -> int:
+    """The responses results are computed from: pilot and preview sessions never count, so
+    the results page's "computed from" and its staleness leave them out too."""
+    return Response.objects.filter(
+        session__study=study, session__is_pilot=False, session__is_preview=False
+    ).count()
 
 
 def question_options(study: Study) -> dict[int, list]:
@@ -386,7 +395,8 @@ def response_rows(study: Study, *, chunk_size: int = CHUNK) -> Iterator[tuple]:
 
 
 def study_results_state(study: Study):
-    """(snapshot or None, latest compute job or None, responses now, recent export jobs)."""
+    """(snapshot or None, latest compute job or None, counted responses now (as the snapshot's
+    ``response_count``), recent export jobs)."""
     from core.models import Job
     from studies.models import StudyResults
 
@@ -394,4 +404,4 @@ def study_results_state(study: Study):
     jobs = Job.objects.filter(subject=study.subject)
     compute = jobs.filter(kind="studies.results_compute").order_by("-created_at").first()
     exports = list(jobs.filter(kind="studies.results_export").order_by("-created_at")[:8])
-    return snapshot, compute, study_response_count(study), exports
+    return snapshot, compute, study_counted_response_count(study), exports

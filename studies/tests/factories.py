@@ -290,7 +290,7 @@ def make_study(
 
 def simulated_study(owner, *, participants=30, pairs=3, seed=4, compute=True, **settings):
     """``make_study`` with simulated participants and, unless ``compute=False``, its results."""
-    from studies.selectors.results import study_response_count
+    from studies.selectors.results import study_counted_response_count
     from studies.services.results.compute import results_compute, results_snapshot_save
     from studies.services.results.simulate import study_simulate
 
@@ -298,7 +298,9 @@ def simulated_study(owner, *, participants=30, pairs=3, seed=4, compute=True, **
     study_simulate(study=study, participants=participants, seed=seed, timeout_rate=0.05)
     if compute:
         data = results_compute(study)
-        results_snapshot_save(study=study, data=data, response_count=study_response_count(study))
+        results_snapshot_save(
+            study=study, data=data, response_count=study_counted_response_count(study)
+        )
     return study
 
 

@@ -7,7 +7,7 @@ from django.core.cache import cache
 
 from studies.models import ModelAnswer
 from studies.selectors import model_eval as selector
-from studies.selectors.results import study_response_count
+from studies.selectors.results import study_counted_response_count
 from studies.services.model_eval import model_answers_import, model_run_delete
 from studies.services.results.compute import results_compute, results_snapshot_save
 from studies.tests.factories import simulated_study
@@ -67,7 +67,9 @@ def test_recomputed_results_change_the_report(study, builds):
     selector.model_eval_report(study, svg=False)
     data = results_compute(study)
     data["charts"] = [c | {"hmi": 0.5} for c in data["charts"]]
-    results_snapshot_save(study=study, data=data, response_count=study_response_count(study))
+    results_snapshot_save(
+        study=study, data=data, response_count=study_counted_response_count(study)
+    )
     report = selector.model_eval_report(study, svg=False)
     assert builds.call_count == 2
     predictions = report["mind"]["predictions"]

@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from core.models import AuditEntry, Job
-from studies.models import ExclusionOverride, ParticipantSession, StudyResults
+from studies.models import ExclusionOverride, ParticipantSession, Response, StudyResults
 from studies.tests.factories import make_study, simulated_study
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +113,39 @@ def test_the_page_runs_a_bounded_number_of_queries(client, researcher):
             assert client.get(reverse("studies:results", args=[study.slug])).status_code == 200
         counts.append(len(captured))
     assert counts[0] == counts[1] and counts[0] < 30
+
+
+def test_a_tiny_p_value_reads_p_below_not_p_equals_below(client, researcher):
+    study = simulated_study(researcher, participants=6)
+    snapshot = StudyResults.objects.get(study=study)
+    snapshot.data["kendall"] = {
+        "tau": 0.8,
+        "p_value": 0.0002,
+        "groups": ["G1", "G2", "G3"],
+        "estimator": "GEE",
+        "against": "the paper's ranking",
+        "message": "",
+    }
+    snapshot.save(update_fields=["data"])
+    client.force_login(researcher)
+    html = client.get(reverse("studies:results", args=[study.slug])).content.decode()
+    assert "(p &lt; 0.001) over 3 groups" in html
+    assert "p = &lt;" not in html
+
+
+def test_computed_from_counts_only_the_responses_the_results_use(
+    client, researcher, django_capture_on_commit_callbacks
+):
+    study = simulated_study(researcher, participants=6, compute=False)
+    preview = ParticipantSession.objects.filter(study=study, status="completed").first()
+    ParticipantSession.objects.filter(pk=preview.pk).update(is_preview=True)
+    every = Response.objects.filter(session__study=study).count()
+    counted = Response.objects.filter(session__study=study).exclude(session=preview).count()
+    assert 0 < counted < every
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("studies:results-compute", args=[study.slug]))
+    assert StudyResults.objects.get(study=study).response_count == counted
+    html = client.get(reverse("studies:results", args=[study.slug])).content.decode()
+    assert f"from {counted} responses." in html
+    assert "recompute to include the new ones" not in html

@@ -1,5 +1,7 @@
 """A study in several languages: the participant's language, the texts in it, resume."""
 
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -10,6 +12,7 @@ from studies.selectors.readiness import study_blockers, study_warnings
 from studies.selectors.study import trial_current
 from studies.services.study import study_translation_set, study_update
 from studies.tests.factories import make_study
+from studies.views.study_forms import StudySettingsForm
 
 pytestmark = pytest.mark.django_db
 
@@ -218,3 +221,24 @@ def test_the_languages_page_saves_a_translation(client, researcher):
         "text": "Welches Jahr?",
         "options": ["2018", "2019"],
     }
+
+
+def test_the_settings_page_lists_further_languages_under_a_legend_without_the_primary(
+    client, researcher
+):
+    study = make_study(researcher, pairs=1, status="draft")
+    study_update(study=study, actor=researcher, other_languages=["de"])
+    client.force_login(researcher)
+    url = reverse("studies:edit", args=[study.slug])
+    html = client.get(url).content.decode()
+    offered = re.findall(r'name="other_languages" value="(\w+)"', html)
+    assert offered == ["de", "es"]
+    # The label is the list's legend, above it, not a label wrapped round the checkboxes.
+    assert re.search(r"<legend>Further languages</legend>\s*<div id=\"id_other_languages\"", html)
+    assert "<label><div" not in html
+    # A page ticked before the primary changed may still send it among the others: dropped.
+    form = StudySettingsForm({"language": "de", "other_languages": ["de", "en"]}, study=study)
+    assert [c for c, _ in form.fields["other_languages"].choices] == ["en", "es"]
+    form.is_valid()
+    assert "other_languages" not in form.errors
+    assert form.cleaned_data["other_languages"] == ["en"]

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from studies.models import ParticipantSession
-from studies.selectors.results import study_response_count
+from studies.selectors.results import study_counted_response_count
 from studies.services.exports import export_write
 from studies.services.exports.hmi import hmi_json
 from studies.services.results.compute import results_compute, results_snapshot_save
@@ -52,7 +52,7 @@ def test_a_study_in_one_language_has_no_split(researcher):
 def test_the_results_page_shows_a_table_per_language(client, researcher):
     study, _german = two_language_study(researcher)
     results_snapshot_save(
-        study=study, data=results_compute(study), response_count=study_response_count(study)
+        study=study, data=results_compute(study), response_count=study_counted_response_count(study)
     )
     client.force_login(researcher)
     page = client.get(reverse("studies:results", args=[study.slug])).content.decode()

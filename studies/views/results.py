@@ -87,7 +87,8 @@ def study_results(request, slug: str):
         "mixed": mixed,
         "gee": gee,
         "formats": exports.FORMATS.values(),
-        "direct_exports": response_count <= DIRECT_EXPORT_LIMIT,
+        # Exports hold pilot and preview responses too, so their size is every response.
+        "direct_exports": results_sel.study_response_count(study) <= DIRECT_EXPORT_LIMIT,
         "export_jobs": [(j, job_view(j)) for j in export_jobs],
     }
     return render(request, "studies/results/results.html", context)

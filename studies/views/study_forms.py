@@ -79,6 +79,20 @@ GROUPS = [
 ]
 
 
+class FurtherLanguagesField(forms.MultipleChoiceField):
+    """The languages besides ``primary``. A page ticked before its primary was changed may still
+    send the new primary among them: it is dropped, as ``languages_clean`` drops it, rather
+    than refused as a choice the page no longer shows."""
+
+    def __init__(self, *, primary: str, **kwargs):
+        self.primary = primary
+        choices = [(code, name) for code, name in settings.LANGUAGES if code != primary]
+        super().__init__(choices=choices, **kwargs)
+
+    def to_python(self, value):
+        return [code for code in super().to_python(value) if code != self.primary]
+
+
 class StudySettingsForm(forms.Form):
     """The study's settings; saved through ``study_update`` so the same rules apply as in the API."""
 
@@ -104,8 +118,11 @@ class StudySettingsForm(forms.Form):
             help_text="The texts on this page are in this language. The others are "
             "translated on the Languages page.",
         )
-        self.fields["other_languages"] = forms.MultipleChoiceField(
-            choices=settings.LANGUAGES,
+        # The primary is always offered, so it is no "further" language to tick; a posted form
+        # leaves out the primary it chose, which may differ from the stored one.
+        primary = (self.data.get("language") if self.is_bound else None) or study.language
+        self.fields["other_languages"] = FurtherLanguagesField(
+            primary=primary,
             required=False,
             widget=forms.CheckboxSelectMultiple,
             help_text="Participants see one language: the study link's lang=de, else their "

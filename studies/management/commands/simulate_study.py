@@ -32,7 +32,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        from studies.selectors.results import study_response_count
+        from studies.selectors.results import study_counted_response_count
         from studies.services.results.compute import results_compute, results_snapshot_save
         from studies.services.results.simulate import study_simulate
 
@@ -79,7 +79,7 @@ class Command(BaseCommand):
         if options["compute"]:
             data = results_compute(study)
             results_snapshot_save(
-                study=study, data=data, response_count=study_response_count(study)
+                study=study, data=data, response_count=study_counted_response_count(study)
             )
             self.stdout.write(
                 f"Results computed: {data['funnel']['included']} included of "

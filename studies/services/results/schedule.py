@@ -76,10 +76,10 @@ def results_compute_job_run(*, job: Job, report) -> dict:
         return {"message": "The study no longer exists."}
     # Responses arriving from here on are not in this run, so they may schedule the next one.
     StudyResults.objects.filter(study=study, pending_job=job).update(pending_job=None)
-    from studies.selectors.results import study_response_count
+    from studies.selectors.results import study_counted_response_count
     from studies.services.results.compute import results_compute, results_snapshot_save
 
-    count = study_response_count(study)
+    count = study_counted_response_count(study)
     report(0.1, "Applying exclusion rules and computing HMI")
     data = results_compute(study, report=report)
     report(0.9, "Saving results")
