@@ -182,7 +182,8 @@ def csrf_failure(request, reason=""):
     )
     if _wants_json(request):
         return json_error(403, message)
-    return render(request, "403.html", {"reason": message}, status=403)
+    heading = _("This form could not be sent")
+    return render(request, "403.html", {"heading": heading, "reason": message}, status=403)
 
 
 def server_error(request):

@@ -51,3 +51,4 @@ def test_a_form_without_its_csrf_cookie_says_what_to_do(settings, debug):
     assert response.status_code == 403
     page = response.content.decode()
     assert STALE_FORM in page and "CSRF verification failed" not in page
+    assert "This form could not be sent" in page
