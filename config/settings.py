@@ -430,6 +430,10 @@ AXES_VERBOSE = False
 # create this many accounts per hour (core.security.rate_limit_hit, in the cache).
 CHARTROOM_SIGNUP_LIMIT = envint("CHARTROOM_SIGNUP_LIMIT", 20)
 CHARTROOM_SIGNUP_WINDOW_SECONDS = envint("CHARTROOM_SIGNUP_WINDOW_SECONDS", 3600)
+# Consents and declines accepted from one address into one study per window (a whole class
+# behind one address fits); more answer 429 with a message (core.security.arrivals_throttled).
+CHARTROOM_ARRIVALS_LIMIT = envint("CHARTROOM_ARRIVALS_LIMIT", 300)
+CHARTROOM_ARRIVALS_WINDOW_SECONDS = envint("CHARTROOM_ARRIVALS_WINDOW_SECONDS", 3600)
 
 # --- several machines (README "Running on several machines") ---------------------------------
 # Many web and worker nodes share PostgreSQL, Redis and two buckets; nothing that one request

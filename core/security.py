@@ -113,3 +113,20 @@ def sign_up_throttled(request) -> Throttled | None:
         limit=settings.CHARTROOM_SIGNUP_LIMIT,
         window_seconds=settings.CHARTROOM_SIGNUP_WINDOW_SECONDS,
     )
+
+
+def arrivals_throttled(request, study_id: int) -> Throttled | None:
+    """Count a consent or decline from this request's address into one study.
+
+    Starting a session takes no account, so a script could fill a paid study overnight
+    with sessions nobody takes (each counts towards its target and its counterbalancing)
+    or with declines. A class in one lab shares one address, so the limit is generous
+    (CHARTROOM_ARRIVALS_LIMIT per window) and per study; a platform's own ids and the
+    researcher's release and exclusion tools do the rest.
+    """
+    return rate_limit_hit(
+        scope=f"arrivals:{study_id}",
+        key=client_ip(request) or "unknown",
+        limit=settings.CHARTROOM_ARRIVALS_LIMIT,
+        window_seconds=settings.CHARTROOM_ARRIVALS_WINDOW_SECONDS,
+    )

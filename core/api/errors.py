@@ -42,7 +42,10 @@ def exception_handler(exc, context):
         return Response(error_body(too_large_message()), status=413)
     if isinstance(exc, ServiceError):
         # A refusal says its own status, code and message: the one place the API maps them.
-        return Response(exc.body(), status=exc.status)
+        response = Response(exc.body(), status=exc.status)
+        if getattr(exc, "retry_after", None):
+            response["Retry-After"] = str(exc.retry_after)
+        return response
     if isinstance(exc, DjangoValidationError):
         # Services raise Django's ValidationError; the API speaks DRF's.
         payload = (

@@ -98,6 +98,13 @@ ERRORS = {
 }
 
 
+TOO_MANY_ARRIVALS = OpenApiResponse(
+    ParticipantErrorSerializer,
+    description="`too_many_arrivals`: too many starts and declines from this address into this "
+    "study within the window (CHARTROOM_ARRIVALS_LIMIT); `Retry-After` says when to try again.",
+)
+
+
 class ParticipantAPIView(APIView):
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -207,6 +214,7 @@ class SessionStartView(ParticipantAPIView):
                 "has the participants it needs.",
             ),
             413: ERRORS[413],
+            429: TOO_MANY_ARRIVALS,
         },
     )
     def post(self, request, slug: str):
@@ -227,6 +235,7 @@ class SessionStartView(ParticipantAPIView):
         translation.activate(language)  # dispatch's speaking() restores it
         identity = svc.identity_from_params(study.platform, params)
         device_check(study=study, meta=request.META)
+        svc.arrival_check(request=request, study=study)
         result = svc.session_start(
             study=study,
             identity=identity,
@@ -245,10 +254,12 @@ class SessionDeclineView(ParticipantAPIView):
         tags=TAG,
         summary="Record that someone declined consent (nothing else is stored)",
         request=None,
-        responses={200: DeclinedSerializer, 404: ERRORS[404]},
+        responses={200: DeclinedSerializer, 404: ERRORS[404], 429: TOO_MANY_ARRIVALS},
     )
     def post(self, request, slug: str):
-        svc.session_decline(study=_study(slug))
+        study = _study(slug)
+        svc.arrival_check(request=request, study=study)
+        svc.session_decline(study=study)
         return Response(
             {"status": Status.DECLINED, "detail": "Declined. Nothing else was recorded."}
         )

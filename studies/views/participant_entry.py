@@ -167,6 +167,12 @@ def consent(request, slug: str):
             "time_statement": study_time_statement(study),
         }
         return render(request, "participate/consent.html", context)
+    try:
+        svc.arrival_check(request=request, study=study)
+    except svc.TooManyArrivals as exc:
+        response = message_page(request, exc.heading, exc.message, status=429, study=study)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     if request.POST["choice"] == "decline":
         svc.session_decline(study=study)
         return redirect(reverse("participate:declined", args=[study.slug]) + f"?lang={language}")

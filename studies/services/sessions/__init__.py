@@ -1,5 +1,6 @@
 """A participant's way through a study: start, answer, withdraw, finish."""
 
+from studies.services.sessions.arrivals import arrival_check
 from studies.services.sessions.errors import (
     AlreadyAnswered,
     AlreadyStarted,
@@ -11,6 +12,7 @@ from studies.services.sessions.errors import (
     SessionError,
     StudyFull,
     StudyUnavailable,
+    TooManyArrivals,
 )
 from studies.services.sessions.flow import (
     Completion,
@@ -61,7 +63,9 @@ __all__ = [
     "StartResult",
     "StudyFull",
     "StudyUnavailable",
+    "TooManyArrivals",
     "already_started_message",
+    "arrival_check",
     "check_given",
     "completion_for",
     "ended_message",

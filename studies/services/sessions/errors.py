@@ -47,6 +47,18 @@ class StudyUnavailable(SessionError):
         self.reason = reason
 
 
+class TooManyArrivals(SessionError):
+    """Too many consents or declines from one address into one study within the window."""
+
+    code = "too_many_arrivals"
+    status = 429
+    heading = gettext_lazy("Please try again later")
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class StudyFull(StudyUnavailable):
     """The study has the participants it needs (its target, or its stopping rule was met)."""
 
