@@ -124,9 +124,15 @@ def arrivals_throttled(request, study_id: int) -> Throttled | None:
     (CHARTROOM_ARRIVALS_LIMIT per window) and per study; a platform's own ids and the
     researcher's release and exclusion tools do the rest.
     """
+    address = client_ip(request)
+    if address is None or ipaddress.ip_address(address).is_loopback:
+        # From this machine: a proxy in front that does not pass the client's address on
+        # (SECURE_PROXY_SSL_HEADER unset), which would count every participant as one, or
+        # a load test. Nothing to tell participants apart by, so nothing is counted.
+        return None
     return rate_limit_hit(
         scope=f"arrivals:{study_id}",
-        key=client_ip(request) or "unknown",
+        key=address,
         limit=settings.CHARTROOM_ARRIVALS_LIMIT,
         window_seconds=settings.CHARTROOM_ARRIVALS_WINDOW_SECONDS,
     )

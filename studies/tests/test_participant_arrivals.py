@@ -57,3 +57,8 @@ def test_the_consent_page_refuses_past_the_limit_with_a_page(study, client):
     assert page.status_code == 429 and SAYS in page.content.decode()
     assert page["Retry-After"]
     assert not ParticipantSession.objects.filter(study=study, external_id="P9").exists()
+
+
+def test_requests_from_this_machine_are_not_counted(study):
+    client = APIClient()
+    assert all(_start(client, study, n, ip="127.0.0.1").status_code == 201 for n in range(5))
