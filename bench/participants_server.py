@@ -30,8 +30,6 @@ def server_env() -> dict:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",  # plain HTTP on the loopback, no TLS proxy in front
         LOG_LEVEL="ERROR",
-        # Every simulated participant comes from 127.0.0.1: no per-address limit on starts.
-        CHARTROOM_ARRIVALS_LIMIT="100000000",
     )
     return env
 
