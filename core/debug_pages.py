@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
 from django.core.exceptions import (
     BadRequest,
     PermissionDenied,
@@ -27,6 +26,7 @@ from django.db import DataError
 from django.http import Http404
 from django.urls import Resolver404, resolve
 
+from core.debug_access import debug_pages_for_all, is_staff
 from core.errors import ServiceError
 from core.middleware import is_database_unavailable
 
@@ -41,23 +41,6 @@ LEFT_TO_OTHERS = (
     BadRequest,
     SuspiciousOperation,
 )
-
-
-def _debug_pages_for_all() -> bool:
-    # Without DEBUG, Django already answers with the project's handlers.
-    return not settings.DEBUG or getattr(settings, "CHARTROOM_DEBUG_PAGES", False)
-
-
-def _is_staff(request) -> bool:
-    user = getattr(request, "user", None)
-    return bool(user is not None and user.is_authenticated and user.is_staff)
-
-
-def shows_debug_pages(request) -> bool:
-    """Whether this request gets Django's debug pages (DEBUG on, and staff or everyone)."""
-    return settings.DEBUG and (
-        getattr(settings, "CHARTROOM_DEBUG_PAGES", False) or _is_staff(request)
-    )
 
 
 def _matches_no_url(request) -> bool:
@@ -77,18 +60,18 @@ class DebugErrorPagesMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if not _debug_pages_for_all() and _matches_no_url(request) and not _is_staff(request):
+        if not debug_pages_for_all() and _matches_no_url(request) and not is_staff(request):
             from core.views import page_not_found
 
             return page_not_found(request)
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if _debug_pages_for_all() or isinstance(exception, LEFT_TO_OTHERS):
+        if debug_pages_for_all() or isinstance(exception, LEFT_TO_OTHERS):
             return None
         if is_database_unavailable(exception):
             return None  # ApiErrorMiddleware answers 503 with Retry-After
-        if _is_staff(request):
+        if is_staff(request):
             return None
         from core.views import page_not_found, server_error_page
 

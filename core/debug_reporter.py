@@ -6,6 +6,8 @@ from django.conf import settings
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.views.debug import ExceptionReporter
 
+from core.debug_access import shows_debug_pages
+
 
 class StaffOnlyExceptionReporter(ExceptionReporter):
     """settings.DEFAULT_EXCEPTION_REPORTER: the debug page of an exception raised outside any
@@ -21,7 +23,6 @@ class StaffOnlyExceptionReporter(ExceptionReporter):
         if self.request is None or not settings.DEBUG:
             return None
         # Imported here: logging loads this module (for error e-mails) before the apps.
-        from core.debug_pages import shows_debug_pages
         from core.views import bad_request, server_error_page
 
         if shows_debug_pages(self.request):

@@ -24,7 +24,7 @@ from django.views.decorators.http import (
 
 from config.storage_settings import IMMUTABLE
 from core.api.errors import json_error, too_large_message
-from core.debug_pages import shows_debug_pages
+from core.debug_access import shows_debug_pages
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
 from core.languages import link_language, reader_language, speaking
