@@ -70,7 +70,8 @@ def retry_at(qualification, round_, policy, *, attempts=None) -> tuple:
     # On the minute: pages state the time as HH:MM, so an attempt that opened at 15:54:40
     # was announced as "15:54" and refused until then. Rounded up, the stated minute is
     # when it opens, for the pages, the API and the check that starts an attempt alike.
-    if opens.second or opens.microsecond:
+    # Without a delay the pages say "straight away", and so it is.
+    if policy.retry_delay_minutes and (opens.second or opens.microsecond):
         opens = opens.replace(second=0, microsecond=0) + timedelta(minutes=1)
     return used, opens
 

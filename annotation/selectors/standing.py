@@ -253,7 +253,10 @@ def round_result(
         "eliminated": q.state == State.ELIMINATED,
         "attempts_used": used,
         "attempts_left": 0 if q.state == State.ELIMINATED else max(0, allowed - used),
-        "retry_at": next_at if next_at is not None and next_at > now else None,
+        # A passed round is not tried again: no time to wait for.
+        "retry_at": next_at
+        if not attempt.passed and next_at is not None and next_at > now
+        else None,
         "review_open": opened,
         "review_note": note,
         "items": items,

@@ -180,3 +180,13 @@ def test_the_next_attempt_opens_on_the_minute_the_pages_state(
     with pytest.raises(QualityError):
         attempt_start(project=project, annotator=anna, position=1, now=opens - timedelta(seconds=1))
     assert attempt_start(project=project, annotator=anna, position=1, now=opens).number == 2
+
+
+def test_without_a_retry_delay_the_next_attempt_opens_straight_away(
+    project, make_items, members, researcher
+):
+    with_rounds(project, make_items, researcher, max_attempts=2, retry_delay_minutes=0)
+    (anna,) = members(1)
+    attempt_start(project=project, annotator=anna, position=1)
+    attempt_answer(project=project, annotator=anna, position=1, index=1, labels=[[], []])
+    assert attempt_start(project=project, annotator=anna, position=1).number == 2
