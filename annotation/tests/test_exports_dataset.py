@@ -62,6 +62,8 @@ def test_the_dataset_zip_validates_agrees_and_loads(
     assert "3 different annotators" in croissant["rai:dataAnnotationProtocol"]
     assert "0.50 USD per caption" in croissant["rai:annotatorDemographics"]
     assert "pseudonymous" in croissant["rai:personalSensitiveInformation"]
+    # What the card says of control items is what the files hold (raw labels keep them, marked).
+    assert "marked excluded_because = control" in croissant["rai:dataCollection"]
 
     sentences = checks.load(folder, cache=tmp_path / "cache")
     assert sentences.num_rows == 4

@@ -94,7 +94,10 @@ def _quality(facts: dict) -> str:
             f"score ({policy.get_control_rule_display()}) falls below "
             f"{policy.pause_threshold:g} is paused"
         )
-    return text + ". Labels of control items are left out of this dataset."
+    return text + (
+        ". Labels given to control items are in the raw labels, marked excluded_because = "
+        "control, and left out of the aggregated labels and the agreement."
+    )
 
 
 def _rai(project: Project, labels: str, categories, facts: dict) -> dict[str, str]:
