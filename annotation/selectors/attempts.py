@@ -24,7 +24,8 @@ STANDING_LABELS = {
     "failed": "Failed a round, may try again",
     "qualified": "Qualified",
     "eliminated": "Not qualified",
-    "paused": "Paused by the researcher",
+    # Only the control items pause anyone (annotation.services.quality.controls).
+    "paused": "Paused: control score below the threshold",
     "blocked": "Blocked by the researcher",
 }
 

@@ -153,7 +153,7 @@ def _card_text(status: AnnotatorRounds, progress: AnnotatorProgress, slug: str, 
     if status.state == "blocked":
         return _("No more work for you in this project"), "", ""
     if status.state == "paused":
-        return _("Paused by the researcher"), "", ""
+        return _("Paused while the research team reviews your recent labels"), "", ""
     if status.state == "eliminated":
         return _("Not qualified for this project"), _("See your results"), qualify
     if status.state == "qualified":

@@ -46,7 +46,7 @@ def test_the_home_card_shows_each_state(
         (failed, "failed", re.compile(r"Round 1 failed, next attempt at \d\d:\d\d UTC"),
          "See your result"),
         (out, "eliminated", "Not qualified for this project", "See your results"),
-        (paused, "paused", "Paused by the researcher", None),
+        (paused, "paused", "Paused while the research team reviews your recent labels", None),
         (working, "qualified", "12 items left for you", "Start labelling"),
     ]  # fmt: skip
     for user, state, headline, action in expected:
