@@ -66,6 +66,7 @@ def chartset_import_page(request):
                     slug=slug,
                     title=title,
                     prune=data["prune"],
+                    new=new,
                 )
                 return redirect("studies:chartset-import-status", job_id=job.pk)
             result = chartset_import(
@@ -75,6 +76,7 @@ def chartset_import_page(request):
                 title=title,
                 prune=data["prune"],
                 source_name=name,
+                new=new,
             )
         except ImportRejected as rejected:
             problems = rejected.problems

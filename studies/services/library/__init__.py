@@ -28,10 +28,9 @@ from studies.services.library.importing import (
     ImportResult,
     chartset_import,
     chartset_import_enqueue,
-    sync_max_bytes,
-    upload_bundle,
 )
 from studies.services.library.pairs import ChartInput, PairInput, WriteSummary, pairs_write
+from studies.services.library.uploads import sync_max_bytes, upload_bundle
 
 __all__ = [
     "GENERATE_JOB",

@@ -19,11 +19,14 @@ from studies.models import Chart, ChartSet, ManipulationType, Question
 from studies.services import unique_slug
 from studies.services.library.pairs import (
     RESERVED_SLUGS,
+    SCORING_FIELDS,
     chartset_insert,
     image_files_discard,
     image_files_discard_on_commit,
     image_files_store,
+    scoring_change_refusal,
     slug_problem,
+    studies_with_live_answers,
 )
 
 
@@ -171,6 +174,10 @@ def question_update(
     dirty = [k for k, v in fields.items() if getattr(question, k) != v]
     if not dirty:
         return question
+    if set(dirty) & set(SCORING_FIELDS):
+        answered = studies_with_live_answers([question.pk]).get(question.pk)
+        if answered:
+            raise ValidationError({"answer_key": scoring_change_refusal(question.code, answered)})
     for k in dirty:
         setattr(question, k, fields[k])
     question.save(update_fields=[*dirty, "updated_at"])

@@ -47,11 +47,11 @@ from studies.services.library.pairs import (
     PairInput,
     chartset_insert,
     pairs_write,
+    scoring_changes_refused,
     slug_problem,
 )
 
 IMPORT_JOB = "studies.library_import"
-DEFAULT_SYNC_MAX_BYTES = 25 * 1024 * 1024
 
 
 class ImportRejected(Exception):
@@ -279,9 +279,13 @@ def _layout_files(source) -> tuple[str, str]:
 
 
 def target_set_resolve(
-    *, owner: User, slug: str | None, title: str | None, source_name: str
+    *, owner: User, slug: str | None, title: str | None, source_name: str, new: bool = False
 ) -> tuple[ChartSet | None, str, str]:
-    """The set an import updates (None: a new one) with the slug and title to use."""
+    """The set an import updates (None: a new one) with the slug and title to use.
+
+    ``new``: the researcher asked for a new set, so a slug (given, or made from the title or
+    the file name) that names an existing set is refused rather than updated in place.
+    """
     title = (title or "").strip()
     stem = (
         PurePosixPath(source_name.replace("\\", "/")).name.rsplit(".", 1)[0] if source_name else ""
@@ -292,6 +296,13 @@ def target_set_resolve(
     if slug_problem(slug):
         raise ValidationError({"slug": slug_problem(slug)})
     existing = ChartSet.objects.filter(slug=slug).first()
+    if existing is not None and new:
+        raise ValidationError(
+            {
+                "slug": f"A chart set with the slug “{slug}” exists already. To update it, choose "
+                "it under “Import into”; for a new set, give another title or slug."
+            }
+        )
     if existing is not None and not ChartSet.objects.visible_to(owner).filter(pk=existing.pk):
         raise ValidationError(
             {
@@ -309,6 +320,7 @@ def chartset_import(
     title: str | None = None,
     prune: bool = False,
     source_name: str = "",
+    new: bool = False,
 ) -> ImportResult:
     """Import a benchmark folder, .zip (path or binary file) or manifest into a chart set.
 
@@ -320,7 +332,7 @@ def chartset_import(
     started = time.perf_counter()
     source_name = source_name or str(getattr(source, "name", "") or source)
     existing, slug, title = target_set_resolve(
-        owner=owner, slug=slug, title=title, source_name=source_name
+        owner=owner, slug=slug, title=title, source_name=source_name, new=new
     )
     keys_file, layout_file = _layout_files(source)
     benchmark = read_benchmark(source, **_limits())
@@ -331,6 +343,9 @@ def chartset_import(
     problems.extend(pair_problems)
     if not problems and not pairs:
         problems.append(Problem(source_name, None, "The benchmark holds no chart pairs."))
+    if not problems and existing is not None:
+        name = PurePosixPath(source_name).name or "upload"
+        problems = [Problem(name, None, m) for m in scoring_changes_refused(existing, pairs)]
     if problems:
         raise ImportRejected(problems)
 
@@ -359,67 +374,6 @@ def chartset_import(
     )
 
 
-# -------------------------------------------------------------------------------- uploads
-
-
-def _safe_basename(name: str) -> str:
-    base = PurePosixPath(str(name).replace("\\", "/")).name.strip()
-    if base in ("", ".", ".."):
-        raise ValidationError({"images": f"The file name {name!r} cannot be used."})
-    return base
-
-
-def upload_bundle(*, file=None, manifest=None, images=()) -> tuple[bytes, str]:
-    """The upload as .zip bytes and its name: a .zip as is, or a manifest with its images.
-
-    Images sent beside a manifest are placed next to it under their own file names (folders
-    in the browser's file name are dropped), so the manifest's image column names the file,
-    e.g. ``G1_Q1_1.png``.
-    """
-    limit = settings.CHARTROOM_MAX_UPLOAD_BYTES
-    if file is None and manifest is None:
-        raise ValidationError(
-            {"file": "Choose a .zip of the benchmark (or a manifest and its images)."}
-        )
-    if file is not None and manifest is not None:
-        raise ValidationError({"file": "Send either a .zip or a manifest with images, not both."})
-    if file is not None:
-        if file.size > limit:
-            raise ValidationError(
-                {"file": f"The upload is larger than {limit // (1024 * 1024)} MB."}
-            )
-        data = file.read()
-        if not data.startswith(b"PK"):
-            raise ValidationError(
-                {
-                    "file": "This is not a .zip archive. Zip the benchmark folder (or send a "
-                    "manifest.csv / manifest.json with its images)."
-                }
-            )
-        return data, _safe_basename(file.name or "upload.zip")
-
-    manifest_name = _safe_basename(manifest.name or "manifest.csv").lower()
-    suffix = ".json" if manifest_name.endswith(".json") else ".csv"
-    total = manifest.size + sum(i.size for i in images)
-    if total > limit:
-        raise ValidationError({"images": f"The upload is larger than {limit // (1024 * 1024)} MB."})
-    buffer = io.BytesIO()
-    seen: set[str] = set()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
-        zf.writestr(f"manifest{suffix}", manifest.read())
-        for image in images:
-            name = _safe_basename(image.name)
-            if name.casefold() in seen or name.casefold() == f"manifest{suffix}":
-                raise ValidationError({"images": f"Two uploaded files are named {name}."})
-            seen.add(name.casefold())
-            zf.writestr(name, image.read())
-    return buffer.getvalue(), manifest_name
-
-
-def sync_max_bytes() -> int:
-    return getattr(settings, "CHARTROOM_IMPORT_SYNC_MAX_BYTES", DEFAULT_SYNC_MAX_BYTES)
-
-
 def chartset_import_enqueue(
     *,
     owner: User,
@@ -428,10 +382,11 @@ def chartset_import_enqueue(
     slug: str | None,
     title: str | None,
     prune: bool,
+    new: bool = False,
 ) -> Job:
     """Save the upload privately and import it in a background job (result: see the job)."""
     existing, slug, title = target_set_resolve(
-        owner=owner, slug=slug, title=title, source_name=source_name
+        owner=owner, slug=slug, title=title, source_name=source_name, new=new
     )
     stored = private_storage().save(f"imports/{uuid.uuid4().hex}.zip", ContentFile(data))
     return job_create(
@@ -494,6 +449,4 @@ __all__ = [
     "chartset_import_enqueue",
     "chartset_import_job_run",
     "pairs_from_records",
-    "sync_max_bytes",
-    "upload_bundle",
 ]

@@ -23,7 +23,7 @@ from analysis.tables import natural_key
 from core.models import User
 from studies.images import ValidatedImage, generated_name
 from studies.manipulations import BY_SLUG
-from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question
+from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question, Response
 from studies.models.library import chart_image_path
 
 logger = logging.getLogger(__name__)
@@ -176,6 +176,64 @@ def manipulation_types_ensure(
     return found, created
 
 
+# What a participant's answer is scored against: a pair's answer type, options, key and
+# tolerance. Answers are scored when they are given (Response.correct), so once live
+# participants have answered a pair, changing these would leave the study's HMI computed
+# against two keys. Pilot and preview answers do not hold a pair back: the pilot is where a
+# wrong key is found and fixed.
+SCORING_FIELDS = ("answer_type", "options", "answer_key", "key_value", "tolerance")
+
+
+def studies_with_live_answers(question_ids) -> dict[int, list[str]]:
+    """For each of ``question_ids`` that live participants have answered, the studies' titles."""
+    rows = (
+        Response.objects.filter(
+            trial__question_id__in=list(question_ids),
+            session__is_pilot=False,
+            session__is_preview=False,
+        )
+        .values_list("trial__question_id", "session__study__title")
+        .distinct()
+    )
+    found: dict[int, list[str]] = {}
+    for question_id, title in rows:
+        found.setdefault(question_id, []).append(title)
+    return {k: sorted(v) for k, v in found.items()}
+
+
+def scoring_change_refusal(code: str, studies: list[str]) -> str:
+    """Why a pair's scoring cannot change (the one wording for imports and edits)."""
+    named = ", ".join(f"“{title}”" for title in studies)
+    return (
+        f"{code}: its answer key, type or options would change, but live participants of "
+        f"{named} have answered it, and their answers were scored against the key they saw. "
+        "Import or edit it in a new chart set instead."
+    )
+
+
+def scoring_changes_refused(chart_set: ChartSet, pairs: list[PairInput]) -> list[str]:
+    """The refusals for ``pairs`` that would change the scoring of pairs already answered live."""
+    existing = {
+        q.code: q
+        for q in Question.objects.filter(chart_set=chart_set, code__in=[p.code for p in pairs])
+    }
+    changing = []
+    for pair in pairs:
+        question = existing.get(pair.code)
+        if question is None:
+            continue
+        new = {
+            "answer_type": pair.answer_type,
+            "options": list(pair.options),
+            "answer_key": pair.answer_key,
+            "key_value": pair.key_value,
+        }
+        if any(getattr(question, k) != v for k, v in new.items()):
+            changing.append(question)
+    answered = studies_with_live_answers(q.pk for q in changing)
+    return [scoring_change_refusal(q.code, answered[q.pk]) for q in changing if q.pk in answered]
+
+
 def pairs_write(
     *,
     chart_set: ChartSet,
@@ -191,6 +249,8 @@ def pairs_write(
     ``"update"`` lets an import, which describes whole groups, redefine them. ``prune``
     removes the set's pairs that are not in ``pairs``.
     """
+    if refusals := scoring_changes_refused(chart_set, pairs):
+        raise ValidationError({"pairs": refusals})
     images = [c.image for p in pairs for c in p.charts]
     names, created_files = image_files_store(images)
     try:
