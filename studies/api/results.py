@@ -60,7 +60,7 @@ class StudyResultsView(StudyResultsScoped, APIView):
             "computed_at": snapshot.computed_at if snapshot else None,
             "computed_from_responses": snapshot.response_count if snapshot else 0,
             "responses_now": count,
-            "stale": bool(snapshot and snapshot.computed_at and snapshot.response_count != count),
+            "stale": bool(snapshot and snapshot.is_stale(count)),
             "job": JobSerializer(job, context={"request": request}).data if job else None,
             "results": data,
         }

@@ -51,6 +51,9 @@ class StudyResults(models.Model):
     # Responses in the study when the snapshot was computed: the page compares it
     # with the count now to say the numbers are out of date.
     response_count = models.PositiveIntegerField(default=0)
+    # When a participant was included or excluded by hand, or the exclusion rules changed:
+    # after the snapshot, its numbers are out of date although no response came in.
+    inputs_changed_at = models.DateTimeField(null=True, blank=True)
     job = models.ForeignKey(
         "core.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -67,3 +70,11 @@ class StudyResults(models.Model):
 
     def __str__(self) -> str:
         return f"results of {self.study_id}"
+
+    def is_stale(self, response_count: int) -> bool:
+        """Whether the computed numbers are out of date: responses came in or left since,
+        or a decision or rule they depend on changed after they were computed."""
+        if self.computed_at is None:
+            return False
+        changed = self.inputs_changed_at is not None and self.inputs_changed_at > self.computed_at
+        return changed or self.response_count != response_count

@@ -77,3 +77,27 @@ def test_another_researcher_gets_404_everywhere(api_client, other_researcher, re
     ):
         response = getattr(api_client, method)(reverse(name, args=args), {}, format="json")
         assert response.status_code == 404, name
+
+
+def test_a_decision_or_a_rule_change_makes_the_results_stale(researcher_api, researcher, client):
+    from studies.services.study import study_update
+
+    study = simulated_study(researcher, participants=6)
+    results = reverse("api:study-results", args=[study.slug])
+    assert researcher_api.get(results).json()["stale"] is False
+    session = ParticipantSession.objects.filter(study=study, status="completed").first()
+    decide = reverse("api:study-results-decision", args=[study.slug, session.pk])
+    researcher_api.post(decide, {"decision": "exclude", "reason": "Bot-like"}, format="json")
+    assert researcher_api.get(results).json()["stale"] is True
+    client.force_login(researcher)
+    page = client.get(reverse("studies:results", args=[study.slug])).content.decode()
+    assert "Inclusion decisions or exclusion rules changed since" in page
+
+    fresh = simulated_study(researcher, participants=6)
+    fresh_url = reverse("api:study-results", args=[fresh.slug])
+    study_update(study=fresh, actor=researcher, title="Renamed")
+    assert researcher_api.get(fresh_url).json()["stale"] is False
+    study_update(
+        study=fresh, actor=researcher, max_attention_failures=fresh.max_attention_failures + 1
+    )
+    assert researcher_api.get(fresh_url).json()["stale"] is True

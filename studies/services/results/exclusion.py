@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from core.services.audit import audit_record
 from studies import exclusion_rules
-from studies.models import ExclusionOverride, ParticipantSession, Study
+from studies.models import ExclusionOverride, ParticipantSession, Study, StudyResults
 from studies.selectors.results import SessionFacts, session_facts
 
 Status = ParticipantSession.Status
@@ -114,6 +114,11 @@ def study_exclusion(study: Study) -> Exclusion:
     return result
 
 
+def results_inputs_changed(study: Study) -> None:
+    """Say that the study's computed results no longer match its decisions or rules."""
+    StudyResults.objects.filter(study=study).update(inputs_changed_at=timezone.now())
+
+
 def exclusion_override_set(
     *, study: Study, session_id: int, decision: str, reason: str, user
 ) -> ExclusionOverride | None:
@@ -158,6 +163,7 @@ def exclusion_override_set(
                     "decided_at": timezone.now(),
                 },
             )
+        results_inputs_changed(study)
         audit_record(
             actor=user,
             action="study.exclusion_override",

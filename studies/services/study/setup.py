@@ -14,6 +14,7 @@ from core.models import User
 from core.services.audit import audit_record
 from studies.models import ChartSet, Question, Study, StudyPair
 from studies.selectors.study import study_design_locked
+from studies.services.results.exclusion import results_inputs_changed
 from studies.services.study.languages import languages_clean
 from studies.services.study.stopping import study_stop_clear
 
@@ -49,6 +50,13 @@ SETTINGS_FIELDS = (
     "license",
     "citation",
     *STOPPING_FIELDS,
+)
+# The exclusion rules: computed results depend on them.
+EXCLUSION_FIELDS = (
+    "max_attention_failures",
+    "min_seconds_per_trial",
+    "min_trial_ms",
+    "exclude_incomplete",
 )
 # Changing these after real participants started would break the balance of the
 # order or the meaning of the ids already collected.
@@ -108,6 +116,8 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     if set(changed) & set(STOPPING_FIELDS):
         # A new rule decides afresh at the next completed session.
         study_stop_clear(study)
+    if set(changed) & set(EXCLUSION_FIELDS):
+        results_inputs_changed(study)
     audit_record(
         actor=actor,
         action="study.update",
