@@ -56,5 +56,14 @@ def test_wide_tables_scroll_inside_their_wrapper_on_a_phone(
             )
             assert widths[2] > widths[1], (name, widths)
             assert widths[0] <= widths[1], (name, widths)
+        # The planner's curve (an SVG drawn 550 px wide) scales down to the panel.
+        page.goto(f"{live_server.url}/studies/study/{study.slug}/planner/")
+        expect(page.locator(".plan-curve svg")).to_be_visible()
+        page.screenshot(path=str(SCREENS / "planner.png"), full_page=True)
+        widths = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth,"
+            " document.querySelector('.plan-curve svg').getBoundingClientRect().right]"
+        )
+        assert widths[0] <= widths[1] and widths[2] <= widths[1], widths
     finally:
         context.close()
