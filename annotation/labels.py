@@ -24,7 +24,7 @@ def clean_labels(labels, *, sentences: int, keys: Collection[str]) -> list[list[
     if len(labels) != sentences:
         raise LabelProblem(
             f"The caption has {sentences} sentence{'s' if sentences != 1 else ''} "
-            f"but {len(labels)} label list{'s' if len(labels) != 1 else ''} were given."
+            f"but {len(labels)} label list{'s were' if len(labels) != 1 else ' was'} given."
         )
     order = {key: n for n, key in enumerate(keys)}
     cleaned = []

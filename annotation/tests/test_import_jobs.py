@@ -300,7 +300,7 @@ def test_the_api_reports_the_jobs_problems_through_the_job(
     result = researcher_api.get(response.json()["url"]).json()["result"]
     assert result["ok"] is False and result["problem_count"] == 1
     assert result["problems"][0]["message"] == (
-        "record 1 (a): labels: The caption has 2 sentences but 1 label list were given."
+        "record 1 (a): labels: The caption has 2 sentences but 1 label list was given."
     )
     assert (result["problems"][0]["file"], result["problems"][0]["row"]) == ("c.json", 1)
 

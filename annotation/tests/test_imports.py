@@ -181,7 +181,7 @@ def test_the_real_chocolate_file_imports_in_seconds(project):
 def test_a_sentence_label_count_mismatch_is_rejected(project):
     problems = rejected(project, as_json(record("a"), record("b", labels=[[]])))
     assert problems == [
-        "record 2 (b): labels: The caption has 2 sentences but 1 label list were given."
+        "record 2 (b): labels: The caption has 2 sentences but 1 label list was given."
     ]
 
 

@@ -191,7 +191,8 @@ class Gap:
 
     @property
     def message(self) -> str:
-        return f"{language_name(self.language)}: the {self.what} has no translation yet."
+        # No verb to agree: "the instructions" and "the options of pair G3_Q1" are plural.
+        return f"{language_name(self.language)}: no translation yet of the {self.what}."
 
 
 def translation_gaps(study: Study) -> list[Gap]:

@@ -189,7 +189,7 @@ def test_a_missing_consent_translation_blocks_and_other_gaps_warn(researcher):
     study_update(study=study, actor=researcher, other_languages=["es"])
     blockers = {b.code: b for b in study_blockers(study)}
     assert blockers["translation_consent"].message == (
-        "Español: the consent text has no translation yet."
+        "Español: no translation yet of the consent text."
     )
     warnings = [w.message for w in study_warnings(study) if w.code == "translation_missing"]
     assert any("question of pair G1_Q1" in m for m in warnings)
