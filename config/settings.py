@@ -334,13 +334,24 @@ SPECTACULAR_SETTINGS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_errors": {"()": "core.log_filters.ClientErrorsWithoutTraceback"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["client_errors"]}},
+    "filters": {
+        "client_errors": {"()": "core.log_filters.ClientErrorsWithoutTraceback"},
+        "require_debug_false": {"()": "django.utils.log.RequireDebugFalse"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["client_errors"]},
+        # Django's own: errors e-mailed to ADMINS (when set) without DEBUG.
+        "mail_admins": {
+            "level": "ERROR",
+            "filters": ["require_debug_false"],
+            "class": "django.utils.log.AdminEmailHandler",
+        },
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # Django's own console handler (DEBUG only) would print every django.* line a second
     # time beside the root's; its records reach the root's handler instead.
     "loggers": {
-        "django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+        "django": {"handlers": ["mail_admins"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     },
 }
 

@@ -23,14 +23,19 @@ class StaffOnlyExceptionReporter(ExceptionReporter):
         if self.request is None or not settings.DEBUG:
             return None
         # Imported here: logging loads this module (for error e-mails) before the apps.
+        from core.middleware import is_database_unavailable
         from core.views import bad_request, server_error_page
 
-        if shows_debug_pages(self.request):
+        if is_database_unavailable(self.exc_value):
+            return None  # who is asking lives in the database that is away
+        try:
+            if shows_debug_pages(self.request):
+                return None
+            if isinstance(self.exc_value, SuspiciousOperation | BadRequest):
+                return bad_request(self.request, self.exc_value)
+            return server_error_page(self.request)
+        except Exception:  # the page failed too: Django's own report is still an answer
             return None
-
-        if isinstance(self.exc_value, SuspiciousOperation | BadRequest):
-            return bad_request(self.request, self.exc_value)
-        return server_error_page(self.request)
 
     def get_traceback_html(self):
         page = self._project_page()

@@ -125,14 +125,18 @@ def arrivals_throttled(request, study_id: int) -> Throttled | None:
     researcher's release and exclusion tools do the rest.
     """
     address = client_ip(request)
-    if address is None or ipaddress.ip_address(address).is_loopback:
-        # From this machine: a proxy in front that does not pass the client's address on
-        # (SECURE_PROXY_SSL_HEADER unset), which would count every participant as one, or
-        # a load test. Nothing to tell participants apart by, so nothing is counted.
+    ip = ipaddress.ip_address(address) if address else None
+    if ip is None or not ip.is_global:
+        # This machine, a private network or a container's: most likely a proxy in front
+        # that does not pass the client's address on (SECURE_PROXY_SSL_HEADER unset), which
+        # would count every participant as one, or a load test. Nothing to tell
+        # participants apart by, so nothing is counted.
         return None
+    # One IPv6 host holds a whole /64; counting single addresses would let it rotate.
+    key = str(ipaddress.ip_network(f"{ip}/64", strict=False)) if ip.version == 6 else str(ip)
     return rate_limit_hit(
         scope=f"arrivals:{study_id}",
-        key=address,
+        key=key,
         limit=settings.CHARTROOM_ARRIVALS_LIMIT,
         window_seconds=settings.CHARTROOM_ARRIVALS_WINDOW_SECONDS,
     )

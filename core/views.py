@@ -176,14 +176,17 @@ def csrf_failure(request, reason=""):
     """
     if shows_debug_pages(request):
         return django_csrf_failure(request, reason)
-    message = _(
-        "This form has expired, or your browser did not send the cookie it needs. Go back, "
-        "reload the page and send the form again. If it happens again, allow cookies for this site."
-    )
-    if _wants_json(request):
-        return json_error(403, message)
-    heading = _("This form could not be sent")
-    return render(request, "403.html", {"heading": heading, "reason": message}, status=403)
+    with speaking(request, reader_language(request)):
+        message = _(
+            "This form has expired, or your browser did not send the cookie it needs. Go "
+            "back, reload the page and send the form again. If it happens again, allow "
+            "cookies for this site."
+        )
+        if _wants_json(request):
+            return json_error(403, message)
+        heading = _("This form could not be sent")
+        context = {"heading": heading, "reason": message}
+        return render(request, "403.html", context, status=403)
 
 
 def server_error(request):

@@ -130,7 +130,8 @@ def work_submit(request, slug: str, pk: int):
             return redirect(work_url)
         return JsonResponse({"detail": " ".join(exc.messages)}, status=400)
     if not script:  # the plain form: say it was stored, as the script's page does
-        messages.success(request, _("Submitted. Here is your next item."))
+        stored = _("Submitted. Here is your next item.") if submitted.next else _("Submitted.")
+        messages.success(request, stored)
         return redirect(work_url)
     if submitted.next is None:
         # Done, paused or busy: the work page says which, in its own words.

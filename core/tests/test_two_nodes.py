@@ -140,11 +140,12 @@ def _participate(node, study, pid, images) -> str:
     assert node("POST", f"{api}/sessions/{token}/begin/").json()["stage"] == "trial"
     while (trial := node("GET", f"{api}/sessions/{token}/trial/")).status_code == 200:
         data = trial.json()
-        if data["kind"] == "chart":
+        session = ParticipantSession.objects.get(token=token)
+        shown = session.trials.get(position=data["position"])
+        if shown.kind == "chart":  # the client is not told; the database knows
             # The image the other node stored, fetched where the page would load it from.
             assert requests.get(data["image_url"], timeout=10).content == images[data["image_url"]]
-        session = ParticipantSession.objects.get(token=token)
-        answer = answer_for(session.trials.get(position=data["position"]))
+        answer = answer_for(shown)
         body = {"position": data["position"], "answer": answer, "interactions": 2}
         assert node("POST", f"{api}/sessions/{token}/responses/", json=body).status_code == 201
     state = node("GET", f"{api}/sessions/{token}/").json()

@@ -74,3 +74,21 @@ def test_a_new_chart_set_is_never_an_existing_one(signed_in, small_set):
     assert response.status_code == 400
     assert "A chart set with the slug “small” exists already" in response.content.decode()
     assert ChartSet.objects.filter(slug__startswith="small").count() == 1
+
+
+def test_an_image_an_attention_check_shows_is_never_discarded_with_a_chart(researcher):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from studies.models import AttentionCheck
+    from studies.services.library.pairs import image_files_discard
+
+    name = default_storage.save("charts/shared-bytes.png", ContentFile(b"png bytes"))
+    study = make_study(researcher, pairs=1, checks=None)
+    AttentionCheck.objects.create(study=study, kind="sanity", prompt="Which bar?", position=0,
+                                  image=name, width=10, height=10, answer_type="free_text", answer_key="2")  # fmt: skip
+    image_files_discard([name])  # a chart with the same bytes was deleted or replaced
+    assert default_storage.exists(name)
+    AttentionCheck.objects.filter(image=name).delete()
+    image_files_discard([name])
+    assert not default_storage.exists(name)

@@ -18,7 +18,7 @@ def study(researcher, settings):
     return make_study(researcher, pairs=2)
 
 
-def _start(client, study, n, ip="10.1.1.1"):
+def _start(client, study, n, ip="81.2.69.1"):
     return client.post(
         f"{API}/studies/{study.slug}/sessions/",
         {"consent": True, "params": {"PROLIFIC_PID": f"PID{n:04d}", "STUDY_ID": "S"}},
@@ -35,12 +35,12 @@ def test_the_json_flow_refuses_starts_past_the_limit_with_retry_after(study, res
     assert refused.json()["code"] == "too_many_arrivals" and SAYS in refused.json()["detail"]
     assert 0 < int(refused["Retry-After"]) <= 3600
     assert (
-        client.post(f"{API}/studies/{study.slug}/decline/", REMOTE_ADDR="10.1.1.1").status_code
+        client.post(f"{API}/studies/{study.slug}/decline/", REMOTE_ADDR="81.2.69.1").status_code
         == 429
     )
     assert ParticipantSession.objects.filter(study=study).count() == 3
     # Another address, or another study, is counted apart.
-    assert _start(client, study, 4, ip="10.1.1.2").status_code == 201
+    assert _start(client, study, 4, ip="81.2.69.2").status_code == 201
     other = make_study(researcher, pairs=2)
     assert _start(client, other, 5).status_code == 201
 
@@ -49,16 +49,28 @@ def test_the_consent_page_refuses_past_the_limit_with_a_page(study, client):
     for n in range(3):
         form = {"choice": "decline", "PROLIFIC_PID": f"P{n}", "STUDY_ID": "S"}
         assert (
-            client.post(f"/s/{study.slug}/consent/", form, REMOTE_ADDR="10.2.2.2").status_code
+            client.post(f"/s/{study.slug}/consent/", form, REMOTE_ADDR="81.2.70.9").status_code
             == 302
         )
     form = {"choice": "agree", "PROLIFIC_PID": "P9", "STUDY_ID": "S"}
-    page = client.post(f"/s/{study.slug}/consent/", form, REMOTE_ADDR="10.2.2.2")
+    page = client.post(f"/s/{study.slug}/consent/", form, REMOTE_ADDR="81.2.70.9")
     assert page.status_code == 429 and SAYS in page.content.decode()
     assert page["Retry-After"]
     assert not ParticipantSession.objects.filter(study=study, external_id="P9").exists()
 
 
-def test_requests_from_this_machine_are_not_counted(study):
+def test_requests_from_this_machine_or_a_private_network_are_not_counted(study):
     client = APIClient()
-    assert all(_start(client, study, n, ip="127.0.0.1").status_code == 201 for n in range(5))
+    for n, ip in enumerate(["127.0.0.1"] * 4 + ["10.0.0.5"] * 4 + ["172.17.0.2"] * 4):
+        assert _start(client, study, n, ip=ip).status_code == 201, ip
+
+
+def test_one_ipv6_host_is_counted_by_its_64(study):
+    client = APIClient()
+    statuses = [
+        _start(client, study, n, ip=f"2a00:1450:4001:81{n}::{n + 1}").status_code for n in range(2)
+    ]
+    statuses += [
+        _start(client, study, n + 2, ip=f"2a00:1450:4001:82::{n + 1}").status_code for n in range(4)
+    ]
+    assert statuses == [201, 201, 201, 201, 201, 429]

@@ -397,6 +397,7 @@ def chartset_import_enqueue(
             "slug": slug,
             "title": title,
             "prune": bool(prune),
+            "new": bool(new),
             "owner": owner.pk,
         },
         subject=f"studies.chartset:{existing.pk}"
@@ -422,6 +423,7 @@ def chartset_import_job_run(*, job: Job, report) -> dict:
             title=params.get("title"),
             prune=params.get("prune", False),
             source_name=params.get("source_name", ""),
+            new=params.get("new", False),
         )
     except ImportRejected as rejected:
         return {"ok": False, "problems": rejected.as_list()}

@@ -23,7 +23,15 @@ from analysis.tables import natural_key
 from core.models import User
 from studies.images import ValidatedImage, generated_name
 from studies.manipulations import BY_SLUG
-from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question, Response
+from studies.models import (
+    AttentionCheck,
+    Chart,
+    ChartGroup,
+    ChartSet,
+    ManipulationType,
+    Question,
+    Response,
+)
 from studies.models.library import chart_image_path
 
 logger = logging.getLogger(__name__)
@@ -130,10 +138,19 @@ def image_files_store(images: list[ValidatedImage]) -> tuple[dict[int, str], lis
     return names, created
 
 
+def image_in_use(name: str) -> bool:
+    """Whether a chart or an attention check shows the stored file ``name`` (both are kept
+    under charts/ by their content hash, so the same bytes are one file)."""
+    return (
+        Chart.objects.filter(image=name).exists()
+        or AttentionCheck.objects.filter(image=name).exists()
+    )
+
+
 def image_files_discard(names: list[str]) -> None:
-    """Remove files this process wrote that no chart refers to."""
+    """Remove files this process wrote that no chart or attention check refers to."""
     for name in names:
-        if not Chart.objects.filter(image=name).exists():
+        if not image_in_use(name):
             try:
                 default_storage.delete(name)
             except OSError:
@@ -222,12 +239,9 @@ def scoring_changes_refused(chart_set: ChartSet, pairs: list[PairInput]) -> list
         question = existing.get(pair.code)
         if question is None:
             continue
-        new = {
-            "answer_type": pair.answer_type,
-            "options": list(pair.options),
-            "answer_key": pair.answer_key,
-            "key_value": pair.key_value,
-        }
+        # The scoring fields the upload carries (an import sets no tolerance).
+        new = {k: getattr(pair, k) for k in SCORING_FIELDS if hasattr(pair, k)}
+        new["options"] = list(new.get("options", ()))
         if any(getattr(question, k) != v for k, v in new.items()):
             changing.append(question)
     answered = studies_with_live_answers(q.pk for q in changing)

@@ -186,11 +186,13 @@ def results_compute(
 
 
 def results_snapshot_save(
-    *, study: Study, data: dict, job=None, response_count: int
+    *, study: Study, data: dict, job=None, response_count: int, started_at=None
 ) -> StudyResults:
+    """Keep ``data`` as the study's results. ``started_at``: when the computation read its
+    inputs, which is what the snapshot is as of (a decision made while it ran is newer)."""
     results, _ = StudyResults.objects.get_or_create(study=study)
     results.data = data
-    results.computed_at = timezone.now()
+    results.computed_at = started_at or timezone.now()
     results.response_count = response_count
     results.job = job
     fields = ["data", "computed_at", "response_count", "job"]

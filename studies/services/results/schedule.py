@@ -6,6 +6,7 @@ import logging
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from core.models import Job
 from core.services.jobs import job_create
@@ -79,11 +80,12 @@ def results_compute_job_run(*, job: Job, report) -> dict:
     from studies.selectors.results import study_counted_response_count
     from studies.services.results.compute import results_compute, results_snapshot_save
 
+    started = timezone.now()  # a decision made from here on is not in this run
     count = study_counted_response_count(study)
     report(0.1, "Applying exclusion rules and computing HMI")
     data = results_compute(study, report=report)
     report(0.9, "Saving results")
-    results_snapshot_save(study=study, data=data, job=job, response_count=count)
+    results_snapshot_save(study=study, data=data, job=job, response_count=count, started_at=started)
     return {
         "responses": count,
         "included": data["funnel"]["included"],
