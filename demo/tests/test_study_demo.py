@@ -60,4 +60,5 @@ def test_the_demo_says_each_thing_once_in_each_language(
     session = ParticipantSession.objects.get(external_id=f"demo-{language}")
     instructions = _main(client.get(reverse("participate:session", args=[session.token])))
     assert ranking in instructions
-    assert instructions.count("60") == 1
+    # Once, as the time limit (the session's random token in the page's links may hold "60").
+    assert instructions.replace(session.token, "").count("60") == 1
