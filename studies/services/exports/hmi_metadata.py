@@ -19,7 +19,8 @@ CHART_FIELDS = (
     Field("manipulation", S, "The planted manipulation; none for version 1."),
     Field("answer_type", S, "How the FACT question is answered (multiple choice, number ...)."),
     Field("fact_question", S, "The FACT question participants answered about the chart."),
-    Field("answer_key", S, "The correct answer to the FACT question."),
+    Field("answer_key", S, "The correct answer to the FACT question, as the researcher wrote "
+          "it; for multiple choice the option's number counted from 1, its text, or both."),
     Field("mind_question", S, "The MIND question: predict how many people answer wrongly."),
     Field("hmi", N, "Human Misleadingness Index: share of included participants who did not "
           "answer the FACT question correctly; empty when no included participant saw the chart.",
@@ -42,7 +43,12 @@ LEGACY_FIELDS = tuple(
 KEY_FIELDS = (
     Field("chart id", S, "The chart."),
     Field("answer type", S, "The answer type as the CHARTOM layout writes it."),
-    Field("answer", S, "The correct answer to the chart's FACT question."),
+    Field(
+        "answer",
+        S,
+        "The correct answer to the chart's FACT question, as written; for "
+        "multiple choice the option's number counted from 1, its text, or both.",
+    ),
 )
 MANIPULATION_FIELDS = (
     Field("chart id", S, "A chart id, or a pattern such as G1_*_2 for every chart it matches."),
