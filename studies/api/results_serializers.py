@@ -3,14 +3,29 @@
 from rest_framework import serializers
 
 from core.api.serializers import JobSerializer
+from studies.models import StaleReason
 from studies.services import exports
+
+
+class StaleReasonSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=StaleReason.CODES,
+        help_text="responses_changed: responses came in or left since the results were "
+        "computed; inputs_changed: an inclusion decision or an exclusion rule changed since.",
+    )
+    text = serializers.CharField(
+        help_text="The same reason in a sentence, as the results page says it."
+    )
 
 
 class ResultsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(allow_null=True)
     computed_from_responses = serializers.IntegerField()
     responses_now = serializers.IntegerField()
-    stale = serializers.BooleanField()
+    stale = serializers.BooleanField(help_text="The results are out of date: see stale_reason.")
+    stale_reason = StaleReasonSerializer(
+        allow_null=True, help_text="Why the results are out of date; null while they are not."
+    )
     job = JobSerializer(allow_null=True)
     results = serializers.JSONField(
         allow_null=True,
