@@ -71,5 +71,21 @@ class StudyComparisonSerializer(serializers.Serializer):
         help_text="Shared manipulation groups, this study's highest log OR first: manipulation, "
         "group, other_group, log_odds_ratio, other_log_odds_ratio.",
     )
-    only_here = serializers.ListField(child=serializers.CharField())
-    only_there = serializers.ListField(child=serializers.CharField())
+    only_here = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in this study that the other study does not have.",
+    )
+    only_there = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in the other study that this study does not have.",
+    )
+    not_estimated_there = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in this study that the other study has but could "
+        "not fit (e.g. every answer in one version right or wrong).",
+    )
+    not_estimated_here = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in the other study that this study has but could "
+        "not fit.",
+    )
