@@ -17,6 +17,7 @@ from core.datasets.description import (
     FileSet,
     data_file,
     data_version,
+    file_set,
 )
 from core.datasets.licenses import DEFAULT_LICENSE, LICENSE_CHOICES, LICENSES, license_info
 from core.datasets.writer import metadata_files
@@ -36,6 +37,7 @@ __all__ = [
     "data_file",
     "data_version",
     "datapackage_document",
+    "file_set",
     "license_info",
     "metadata_files",
 ]

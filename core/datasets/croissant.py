@@ -124,6 +124,12 @@ def _table_record_set(f: DataFile) -> dict:
 
 def _file_set_record_set(s: FileSet) -> dict:
     set_id = node_id(s.name)
+    # Images read as images; text files (one question each, say) as their text.
+    content, data_type, what = (
+        ("image", "sc:ImageObject", "The image.")
+        if s.media_type.startswith("image/")
+        else ("text", "sc:Text", "The file's text.")
+    )
     return {
         "@type": "cr:RecordSet",
         "@id": f"{set_id}_files",
@@ -140,10 +146,10 @@ def _file_set_record_set(s: FileSet) -> dict:
             },
             {
                 "@type": "cr:Field",
-                "@id": f"{set_id}_files/image",
-                "name": "image",
-                "description": "The image.",
-                "dataType": "sc:ImageObject",
+                "@id": f"{set_id}_files/{content}",
+                "name": content,
+                "description": what,
+                "dataType": data_type,
                 "source": {"fileSet": {"@id": set_id}, "extract": {"fileProperty": "content"}},
             },
         ],

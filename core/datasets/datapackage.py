@@ -1,7 +1,8 @@
 """The Frictionless data package (datapackage.json, Data Package v1) of a dataset export.
 
 Every CSV is a tabular resource with its Table Schema (types, descriptions, units)
-and the missing-value convention; other data files are listed with their hash.
+and the missing-value convention; other data files, and each file of a file set (a data
+package has no globs), are listed with their hash.
 Spec: https://specs.frictionlessdata.io/data-package/
 """
 
@@ -24,10 +25,11 @@ def _resource(f: DataFile, missing: tuple[str, ...]) -> dict:
         "path": f.path,
         "description": f.description,
         "mediatype": f.media_type,
-        "encoding": "utf-8",
         "bytes": f.size,
         "hash": f"sha256:{f.sha256}",
     }
+    if not f.media_type.startswith("image/"):  # an image's bytes have no text encoding
+        out["encoding"] = "utf-8"
     if f.media_type == "text/csv":
         out.update(
             profile="tabular-data-resource",
@@ -67,5 +69,6 @@ def datapackage_document(d: DatasetDescription) -> dict:
         doc["created"] = f"{d.date_modified.isoformat()}T00:00:00Z"
         doc["dateModified"] = d.date_modified.isoformat()
     doc["facts"] = dict(d.facts)
-    doc["resources"] = [_resource(f, d.missing_values) for f in d.files]
+    members = [f for s in d.filesets for f in s.members]
+    doc["resources"] = [_resource(f, d.missing_values) for f in [*d.files, *members]]
     return doc

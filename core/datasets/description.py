@@ -7,8 +7,11 @@ datetime, array); the other formats map them to their own vocabularies.
 from __future__ import annotations
 
 import hashlib
+import mimetypes
 from dataclasses import dataclass, field
 from datetime import date
+from fnmatch import fnmatch
+from pathlib import PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,9 @@ class FileSet:
     media_type: str
     description: str
     count: int
+    # Each file with its hash and size (see :func:`file_set`): the data package, which has
+    # no globs, lists them one by one.
+    members: tuple[DataFile, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,25 @@ def data_file(
         fields=fields,
         rows=rows,
     )
+
+
+def file_set(
+    *, name: str, glob: str, media_type: str, description: str, contents: dict[str, bytes]
+) -> FileSet:
+    """Describe the files of ``contents`` (path -> bytes) that ``glob`` matches, each by itself
+    too. ``media_type`` is the set's; each file's is read from its extension when it can be."""
+    members = tuple(
+        data_file(
+            name=f"{name}/{PurePosixPath(path).name}",
+            path=path,
+            content=content,
+            media_type=mimetypes.guess_type(path)[0] or media_type,
+            description=f"{description.rstrip('.')}: {PurePosixPath(path).name}.",
+        )
+        for path, content in contents.items()
+        if fnmatch(path, glob)
+    )
+    return FileSet(name, glob, media_type, description, len(members), members)
 
 
 def data_version(files: tuple[DataFile, ...] | list[DataFile], major: int = 1) -> str:

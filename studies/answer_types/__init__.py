@@ -72,6 +72,20 @@ def question_key(question) -> tuple[list[str], object]:
     return options, kind.checked_key(question.answer_key, question.key_value)
 
 
+def key_text(question) -> str:
+    """A question's key as researchers read it beside the answers (a multiple-choice key as
+    its numbered option, "2. Decreased"); ``question`` as for :func:`question_key`."""
+    options, key = question_key(question)
+    return get_type(question.answer_type).key_text(question.answer_key, key, options)
+
+
+def answer_text(question, raw: str, value) -> str:
+    """A stored answer (``raw`` as given, ``value`` as read) as researchers read it beside
+    :func:`key_text`: the same way as the key, so a choice is never a 0-based index."""
+    options, _key = question_key(question)
+    return get_type(question.answer_type).answer_text(raw, value, options)
+
+
 def normalize_key(answer_type: str, key, *, options: Sequence[str] | None = None):
     """A key in its checked form: a number, an option index or a list of items.
 
@@ -113,10 +127,12 @@ __all__ = [
     "FormAnswerError",
     "UnknownAnswerType",
     "all_types",
+    "answer_text",
     "check_answer",
     "choices",
     "from_written_name",
     "get_type",
+    "key_text",
     "normalize_answer",
     "normalize_key",
     "question_key",

@@ -167,6 +167,15 @@ class BaseAnswerType:
             return " > ".join(str(v) for v in value)
         return f"{value:g}" if isinstance(value, float) else str(value)
 
+    def key_text(self, answer_key: str, key: Any, options: Sequence[str]) -> str:
+        """The key as researchers read it beside the answers: as written by default."""
+        return answer_key
+
+    def answer_text(self, raw: str, value: Any, options: Sequence[str]) -> str:
+        """An answer as the results list it beside the key: as given by default (a free-text
+        answer keeps its words, "1.2 million")."""
+        return raw
+
     def prompt_text(self, text: str, stem: str) -> str:
         """The question as a trial shows it."""
         return text

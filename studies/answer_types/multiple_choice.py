@@ -86,6 +86,22 @@ class MultipleChoice(BaseAnswerType):
             return f"{value + 1}. {options[value]}"
         return super().display(value, options)
 
+    def key_text(self, answer_key, key, options):
+        # The keyed option as the answers are listed, "2. Decreased", however the key was
+        # written (its number, its text or both).
+        try:
+            index = self.normalize_key(key, options=options)
+        except answers.KeyFormatError:
+            return answer_key
+        return self.display(index, options)
+
+    def answer_text(self, raw, value, options):
+        # A choice is stored as its 0-based index and arrives as an index or as text; the
+        # raw form would read "1" for the second option beside a key "2".
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(options):
+            return self.display(value, options)
+        return raw
+
     def prompt_text(self, text, stem):
         return stem or choices.question_stem(text)
 

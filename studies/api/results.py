@@ -54,13 +54,15 @@ class StudyResultsView(StudyResultsScoped, APIView):
         study = self.get_study()
         snapshot, job, count, _ = results_sel.study_results_state(study)
         data = dict(snapshot.data) if snapshot and snapshot.computed_at else None
+        reason = snapshot.stale_reason(count) if snapshot else None
         if data is not None and request.query_params.get("svg") not in ("1", "true"):
             data.pop("svg", None)
         body = {
             "computed_at": snapshot.computed_at if snapshot else None,
             "computed_from_responses": snapshot.response_count if snapshot else 0,
             "responses_now": count,
-            "stale": bool(snapshot and snapshot.is_stale(count)),
+            "stale": reason is not None,
+            "stale_reason": {"code": reason.code, "text": reason.text} if reason else None,
             "job": JobSerializer(job, context={"request": request}).data if job else None,
             "results": data,
         }

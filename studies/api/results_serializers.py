@@ -3,14 +3,29 @@
 from rest_framework import serializers
 
 from core.api.serializers import JobSerializer
+from studies.models import StaleReason
 from studies.services import exports
+
+
+class StaleReasonSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=StaleReason.CODES,
+        help_text="responses_changed: responses came in or left since the results were "
+        "computed; inputs_changed: an inclusion decision or an exclusion rule changed since.",
+    )
+    text = serializers.CharField(
+        help_text="The same reason in a sentence, as the results page says it."
+    )
 
 
 class ResultsSerializer(serializers.Serializer):
     computed_at = serializers.DateTimeField(allow_null=True)
     computed_from_responses = serializers.IntegerField()
     responses_now = serializers.IntegerField()
-    stale = serializers.BooleanField()
+    stale = serializers.BooleanField(help_text="The results are out of date: see stale_reason.")
+    stale_reason = StaleReasonSerializer(
+        allow_null=True, help_text="Why the results are out of date; null while they are not."
+    )
     job = JobSerializer(allow_null=True)
     results = serializers.JSONField(
         allow_null=True,
@@ -56,5 +71,21 @@ class StudyComparisonSerializer(serializers.Serializer):
         help_text="Shared manipulation groups, this study's highest log OR first: manipulation, "
         "group, other_group, log_odds_ratio, other_log_odds_ratio.",
     )
-    only_here = serializers.ListField(child=serializers.CharField())
-    only_there = serializers.ListField(child=serializers.CharField())
+    only_here = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in this study that the other study does not have.",
+    )
+    only_there = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in the other study that this study does not have.",
+    )
+    not_estimated_there = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in this study that the other study has but could "
+        "not fit (e.g. every answer in one version right or wrong).",
+    )
+    not_estimated_here = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Groups with a fitted log OR in the other study that this study has but could "
+        "not fit.",
+    )

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from studies.models.sessions import ParticipantSession
 from studies.models.study import Study
 
-__all__ = ["ExclusionOverride", "StudyResults"]
+__all__ = ["ExclusionOverride", "StaleReason", "StudyResults"]
 
 
 def new_salt() -> str:
@@ -71,10 +74,44 @@ class StudyResults(models.Model):
     def __str__(self) -> str:
         return f"results of {self.study_id}"
 
-    def is_stale(self, response_count: int) -> bool:
-        """Whether the computed numbers are out of date: responses came in or left since,
-        or a decision or rule they depend on changed after they were computed."""
+    def stale_reason(self, response_count: int) -> StaleReason | None:
+        """Why the computed numbers are out of date, or None while they are not: responses
+        came in or left since (said first: a recompute is what brings them in), or a
+        decision or rule they depend on changed after they were computed. The page and the
+        API both say this."""
         if self.computed_at is None:
-            return False
-        changed = self.inputs_changed_at is not None and self.inputs_changed_at > self.computed_at
-        return changed or self.response_count != response_count
+            return None
+        if self.response_count != response_count:
+            return StaleReason(
+                StaleReason.RESPONSES_CHANGED,
+                ngettext(
+                    "There is %(count)d response now: recompute to include the new ones.",
+                    "There are %(count)d responses now: recompute to include the new ones.",
+                    response_count,
+                )
+                % {"count": response_count},
+            )
+        if self.inputs_changed_at is not None and self.inputs_changed_at > self.computed_at:
+            return StaleReason(
+                StaleReason.INPUTS_CHANGED,
+                gettext(
+                    "Inclusion decisions or exclusion rules changed since: recompute to apply them."
+                ),
+            )
+        return None
+
+    def is_stale(self, response_count: int) -> bool:
+        """Whether the computed numbers are out of date (see :meth:`stale_reason`)."""
+        return self.stale_reason(response_count) is not None
+
+
+@dataclass(frozen=True)
+class StaleReason:
+    """Why results are out of date: a code for programs and a sentence for people."""
+
+    RESPONSES_CHANGED: ClassVar[str] = "responses_changed"
+    INPUTS_CHANGED: ClassVar[str] = "inputs_changed"
+    CODES: ClassVar[tuple[str, ...]] = (RESPONSES_CHANGED, INPUTS_CHANGED)
+
+    code: str
+    text: str

@@ -17,7 +17,7 @@ from django.db import connection
 from django.db.models import Count, Q
 
 from analysis.tables import natural_key
-from studies import exclusion_rules
+from studies import answer_types, exclusion_rules
 from studies.models import (
     Chart,
     ExclusionOverride,
@@ -234,18 +234,27 @@ def chart_catalogue(study: Study) -> pd.DataFrame:
     return pd.DataFrame(sorted(rows, key=lambda r: natural_key(r[1])), columns=columns)
 
 
-def chart_details(study: Study) -> dict[int, dict]:
-    """chart pk -> its image URL, FACT question and answer key, for the results tables (one query)."""
-    rows = Chart.objects.filter(question__study_pairs__study=study).values_list(
-        "id", "image", "question__text", "question__answer_key"
+def _chart_questions(study: Study) -> dict[int, Question]:
+    """chart pk -> its FACT question (two queries)."""
+    questions = {q.pk: q for q in Question.objects.filter(study_pairs__study=study)}
+    charts = Chart.objects.filter(question__study_pairs__study=study).values_list(
+        "id", "question_id"
     )
+    return {pk: questions[question] for pk, question in charts}
+
+
+def chart_details(study: Study) -> dict[int, dict]:
+    """chart pk -> its image URL, FACT question and answer key (read as the answers are
+    listed: ``answer_types.key_text``), for the results tables (three queries)."""
+    questions = _chart_questions(study)
+    images = Chart.objects.filter(pk__in=list(questions)).values_list("id", "image")
     return {
         pk: {
             "image_url": default_storage.url(image) if image else "",
-            "question": text,
-            "answer_key": key,
+            "question": questions[pk].text,
+            "answer_key": answer_types.key_text(questions[pk]),
         }
-        for pk, image, text, key in rows
+        for pk, image in images
     }
 
 
@@ -318,20 +327,31 @@ def chart_error_counts(study: Study, session_ids: Iterable[int]) -> dict[int, tu
 def answer_distribution(
     study: Study, session_ids: Iterable[int], *, top: int = 8
 ) -> dict[int, list[dict]]:
-    """chart pk -> the most frequent answers of included participants, with counts."""
+    """chart pk -> the most frequent answers of included participants, with counts.
+
+    Each answer reads as ``answer_types.answer_text`` shows it beside the key, and answers
+    that read alike count together (a choice sent as its index and one sent as its text).
+    """
     ids = set(session_ids)
     if not ids:
         return {}
     rows = (
         Response.objects.filter(_sessions_filter(study, ids), chart__isnull=False)
         .order_by()
-        .values("chart_id", "raw_answer", "correct")
+        .values("chart_id", "raw_answer", "value", "correct")
         .annotate(n=Count("id"))
-        .values_list("chart_id", "raw_answer", "correct", "n")
+        .values_list("chart_id", "raw_answer", "value", "correct", "n")
     )
-    out: dict[int, list[dict]] = defaultdict(list)
-    for cid, raw, ok, n in rows:
-        out[cid].append({"answer": raw, "correct": ok, "n": n})
+    questions = _chart_questions(study)
+    counts: dict[int, dict[tuple, int]] = defaultdict(lambda: defaultdict(int))
+    for cid, raw, value, ok, n in rows:
+        question = questions.get(cid)  # None: a chart whose pair has left the study since
+        text = answer_types.answer_text(question, raw, value) if question else raw
+        counts[cid][text, ok] += n
+    out = {
+        cid: [{"answer": text, "correct": ok, "n": n} for (text, ok), n in tally.items()]
+        for cid, tally in counts.items()
+    }
     for items in out.values():
         items.sort(key=lambda item: (-item["n"], item["answer"]))
         rest = items[top:]
@@ -340,7 +360,7 @@ def answer_distribution(
             items.append(
                 {"answer": "(other answers)", "correct": None, "n": sum(i["n"] for i in rest)}
             )
-    return dict(out)
+    return out
 
 
 def study_response_count(study: Study) -> int:

@@ -17,6 +17,10 @@ from studies.models import Study, StudyResults
 MIN_GROUPS = 2
 
 
+def _match_key(row: dict) -> str:
+    return (row.get("manipulation") or row.get("group") or "").strip().lower()
+
+
 def _mixed_log_odds(data: dict) -> dict[str, dict]:
     """{match key: row} of the fitted mixed-model log odds ratios in a results snapshot."""
     rows = {}
@@ -24,10 +28,20 @@ def _mixed_log_odds(data: dict) -> dict[str, dict]:
         value = row.get("log_odds_ratio")
         if row.get("estimator") != MIXED_ESTIMATOR or value is None or math.isnan(value):
             continue
-        key = (row.get("manipulation") or row.get("group") or "").strip().lower()
-        if key:
+        if key := _match_key(row):
             rows[key] = row
     return rows
+
+
+def _listed_groups(data: dict) -> set[str]:
+    """Match keys of every group a results snapshot lists, whether or not its model could be
+    fitted: a group left out of the fit (an unbounded cell, a failed fit) is still there."""
+    rows = [*(data.get("groups") or []), *(data.get("log_odds") or [])]
+    return {key for row in rows if (key := _match_key(row))}
+
+
+def _labels(rows: dict[str, dict], keys: set[str]) -> list[str]:
+    return sorted(rows[k].get("manipulation") or k for k in keys)
 
 
 def comparable_studies(*, study: Study) -> list[Study]:
@@ -42,8 +56,12 @@ def comparable_studies(*, study: Study) -> list[Study]:
 
 def study_comparison(study: Study, other: Study) -> dict:
     """Kendall's tau between two studies' rankings of groups by mixed-model log OR."""
-    ours = _mixed_log_odds(_results(study))
-    theirs = _mixed_log_odds(_results(other))
+    our_data, their_data = _results(study), _results(other)
+    ours, theirs = _mixed_log_odds(our_data), _mixed_log_odds(their_data)
+    # A group fitted in one study only is either absent from the other or there but not
+    # estimated; researchers read the two differently (different charts vs too few errors).
+    ours_only, theirs_only = set(ours) - set(theirs), set(theirs) - set(ours)
+    in_theirs, in_ours = _listed_groups(their_data), _listed_groups(our_data)
     common = sorted(set(ours) & set(theirs), key=lambda k: -ours[k]["log_odds_ratio"])
     rows = [
         {
@@ -61,8 +79,10 @@ def study_comparison(study: Study, other: Study) -> dict:
         "other_title": other.title,
         "estimator": MIXED_ESTIMATOR,
         "groups": rows,
-        "only_here": sorted(ours[k].get("manipulation") or k for k in set(ours) - set(theirs)),
-        "only_there": sorted(theirs[k].get("manipulation") or k for k in set(theirs) - set(ours)),
+        "only_here": _labels(ours, ours_only - in_theirs),
+        "only_there": _labels(theirs, theirs_only - in_ours),
+        "not_estimated_there": _labels(ours, ours_only & in_theirs),
+        "not_estimated_here": _labels(theirs, theirs_only & in_ours),
         "tau": None,
         "p_value": None,
         "message": None,

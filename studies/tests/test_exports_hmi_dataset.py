@@ -4,9 +4,12 @@ reference libraries, agree with each other, and `datasets.load_dataset(folder)` 
 from __future__ import annotations
 
 import io
+import json
 import zipfile
+from fnmatch import fnmatch
 
 import pytest
+from django.urls import reverse
 
 from core.tests import dataset_checks as checks
 from studies.services.exports import export_write
@@ -85,3 +88,51 @@ def test_the_api_sets_the_license_and_citation_and_refuses_an_unknown_license(
     assert refused.status_code == 400 and "license" in refused.json()["errors"]
     study.refresh_from_db()
     assert study.license == "CC0-1.0"
+
+
+METADATA = {"croissant.json", "datapackage.json", "README.md"}
+
+
+def _downloaded(client, researcher, study, folder):
+    """The zip as the results page's download link serves it, unzipped into ``folder``."""
+    client.force_login(researcher)
+    response = client.get(reverse("studies:results-download", args=[study.slug, "hmi-zip"]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as zf:
+        zf.extractall(folder)
+        return set(zf.namelist())
+
+
+def test_every_file_of_the_downloaded_zip_is_described_in_both_metadata_files(
+    client, researcher, tmp_path, monkeypatch
+):
+    checks.offline(monkeypatch, tmp_path)
+    study = simulated_study(researcher, participants=8, compute=False)
+    folder = tmp_path / "hmi"
+    members = _downloaded(client, researcher, study, folder) - METADATA
+    assert {"log_odds_trials.csv", "log_odds_platform.csv", "replicate_glmer.R"} <= members
+
+    package = json.loads((folder / "datapackage.json").read_text())
+    resources = {r["path"]: r for r in package["resources"]}
+    assert members == set(resources)
+    assert all(r["description"] and r["hash"] for r in resources.values())
+    script = resources["replicate_glmer.R"]
+    assert script["type"] == "file" and "glmer" in script["description"]
+    trials = resources["log_odds_trials.csv"]["schema"]["fields"]
+    header = (folder / "log_odds_trials.csv").read_text().splitlines()[0].split(",")
+    assert [f["name"] for f in trials] == header and all(f["description"] for f in trials)
+    report = checks.frictionless_report(folder)
+    assert report.valid, report.flatten(["resource", "type", "note"])
+
+    croissant = json.loads((folder / "croissant.json").read_text())
+    files = {d["contentUrl"] for d in croissant["distribution"] if "contentUrl" in d}
+    globs = [d["includes"] for d in croissant["distribution"] if "includes" in d]
+    assert all(m in files or any(fnmatch(m, g) for g in globs) for m in members)
+    assert all(d["description"] for d in croissant["distribution"])
+    platform = checks.croissant_records(folder, "log_odds_platform")
+    assert {r["log_odds_platform/group"].decode() for r in platform} <= {"G1", "G2", "G3"}
+    rows = checks.croissant_records(folder, "log_odds_trials")
+    assert len(rows) == len((folder / "log_odds_trials.csv").read_text().splitlines()) - 1
+    assert {r["log_odds_trials/error"] for r in rows} <= {0, 1}
+    mind = checks.croissant_records(folder, "mind_questions_files")
+    assert len(mind) == 6 and "predict" in mind[0]["mind_questions_files/text"].decode()

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from core.models import Job
-from studies.models import ParticipantSession
+from studies.models import ParticipantSession, Response
 from studies.tests.factories import simulated_study
 
 pytestmark = pytest.mark.django_db
@@ -101,3 +101,40 @@ def test_a_decision_or_a_rule_change_makes_the_results_stale(researcher_api, res
         study=fresh, actor=researcher, max_attention_failures=fresh.max_attention_failures + 1
     )
     assert researcher_api.get(fresh_url).json()["stale"] is True
+
+
+def test_the_api_says_why_the_results_are_stale_as_the_page_does(
+    researcher_api, researcher, client
+):
+    study = simulated_study(researcher, participants=6)
+    url = reverse("api:study-results", args=[study.slug])
+    page_url = reverse("studies:results", args=[study.slug])
+    client.force_login(researcher)
+    assert researcher_api.get(url).json()["stale_reason"] is None
+
+    session = ParticipantSession.objects.filter(study=study, status="completed").first()
+    decide = reverse("api:study-results-decision", args=[study.slug, session.pk])
+    researcher_api.post(decide, {"decision": "exclude", "reason": "Bot-like"}, format="json")
+    reason = researcher_api.get(url).json()["stale_reason"]
+    assert reason["code"] == "inputs_changed"
+    assert f"<strong>{reason['text']}</strong>" in client.get(page_url).content.decode()
+
+    Response.objects.filter(session=session).first().delete()
+    body = researcher_api.get(url).json()
+    assert body["stale"] is True and body["stale_reason"]["code"] == "responses_changed"
+    assert f"There are {body['responses_now']} responses now" in body["stale_reason"]["text"]
+    page = client.get(page_url).content.decode()
+    assert f"<strong>{body['stale_reason']['text']}</strong>" in page
+
+
+def _component(schemas: dict, node: dict) -> dict:
+    """The component a property refers to (drf-spectacular wraps the reference in allOf)."""
+    return schemas[node["allOf"][0]["$ref"].rsplit("/", 1)[-1]]
+
+
+def test_the_schema_documents_the_stale_reason(client):
+    schemas = client.get("/api/schema/?format=json").json()["components"]["schemas"]
+    field = schemas["Results"]["properties"]["stale_reason"]
+    assert field["nullable"] is True and "out of date" in field["description"]
+    code = _component(schemas, field)["properties"]["code"]
+    assert set(_component(schemas, code)["enum"]) == {"responses_changed", "inputs_changed"}

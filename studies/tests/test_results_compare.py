@@ -1,7 +1,8 @@
 """Comparing two studies' rankings of manipulation groups: Kendall's tau, pages and API."""
 
 import pytest
-from django.utils import timezone
+from django.template.loader import render_to_string
+from django.utils import timezone, translation
 from rest_framework.test import APIClient
 from scipy.stats import kendalltau
 
@@ -103,3 +104,60 @@ def test_a_snapshot_saved_before_charts_were_listed_still_shows(pair, client, re
     page = client.get(f"/studies/study/{here.slug}/results/")
     assert page.status_code == 200
     assert "Truncated y-axis" in page.content.decode()
+
+
+@pytest.fixture
+def one_not_fitted(researcher):
+    here = _with_results(make_study(researcher, pairs=2), [
+        _row("G1", "Truncated y-axis", 2.0),
+        _row("G2", "Inverted y-axis", 1.0),
+        _row("G3", "Dual axis", 0.7),
+        _row("G4", "Log scale", None),  # there fitted, here not
+    ])  # fmt: skip
+    there = _with_results(make_study(researcher, pairs=2), [
+        _row("G1", "Truncated y-axis", 1.5),
+        _row("G2", "Inverted y-axis", 1.2),
+        _row("G3", "Dual axis", None),  # here fitted, there not: every answer right, say
+        _row("G4", "Log scale", 0.3),
+    ])  # fmt: skip
+    return here, there
+
+
+def test_a_group_the_other_study_could_not_fit_is_not_called_only_here(one_not_fitted):
+    here, there = one_not_fitted
+    result = study_comparison(here, there)
+    assert result["only_here"] == [] and result["only_there"] == []
+    assert result["not_estimated_there"] == ["Dual axis"]
+    assert result["not_estimated_here"] == ["Log scale"]
+    assert len(result["groups"]) == 2
+
+
+def test_a_group_only_in_the_groups_table_counts_as_there_but_not_estimated(researcher):
+    here = _with_results(make_study(researcher, pairs=2), [_row("G1", "Dual axis", 0.7)])
+    there = make_study(researcher, pairs=2)
+    # Results computed without model fits (no included participant yet) list the groups only.
+    StudyResults.objects.create(
+        study=there,
+        data={"groups": [{"group": "G5", "manipulation": "Dual axis"}], "log_odds": []},
+        computed_at=timezone.now(),
+    )
+    result = study_comparison(here, there)
+    assert result["only_here"] == [] and result["not_estimated_there"] == ["Dual axis"]
+
+
+def test_the_page_says_which_groups_were_not_estimated_in_a_translatable_sentence(
+    one_not_fitted, client, researcher, password
+):
+    here, there = one_not_fitted
+    client.login(username=researcher.username, password=password)
+    url = f"/studies/study/{here.slug}/results/?compare={there.slug}"
+    html = client.get(url).content.decode()
+    assert "not estimated in the other study: Dual axis." in html
+    assert "not estimated in this study: Log scale." in html
+    assert "only here" not in html and "only in this study" not in html
+    # Researcher pages render in English; the sentence is marked for translation all the same.
+    with translation.override("de"):
+        german = render_to_string(
+            "studies/results/_compare.html", {"comparison": study_comparison(here, there)}
+        )
+    assert "in der anderen Studie nicht geschätzt: Dual axis." in german

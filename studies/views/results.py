@@ -77,7 +77,7 @@ def study_results(request, slug: str):
         "snapshot": snapshot,
         "job": job_view(job),
         "running": job is not None and not job.is_finished,
-        "stale": bool(snapshot and snapshot.is_stale(response_count)),
+        "stale_reason": snapshot.stale_reason(response_count) if snapshot else None,
         "response_count": response_count,
         "funnel": exclusion.funnel(),
         "decisions": decisions,

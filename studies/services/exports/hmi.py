@@ -18,7 +18,7 @@ from core.csv_safety import csv_writer
 from core.datasets import StableZip, metadata_files
 from studies.benchmark_format import IMAGES_DIR, ChartRecord, write_benchmark
 from studies.models import Chart, Study
-from studies.services.exports.hmi_metadata import METADATA_FIELDS, hmi_description
+from studies.services.exports.hmi_metadata import METADATA_FIELDS, MIND_DIR, hmi_description
 from studies.services.exports.replication import (
     README_TITLE,
     replication_files,
@@ -163,13 +163,12 @@ def hmi_zip_write(study: Study, out) -> dict:
     if data.get("by_language"):
         contents["HMI_by_language.csv"] = _csv_bytes([LANGUAGE_COLUMNS, *hmi_language_rows(data)])
     for chart in data["charts"]:
-        contents[f"MIND_questions/{chart['chart_id']}.txt"] = chart["mind_question"].encode()
+        contents[f"{MIND_DIR}/{chart['chart_id']}.txt"] = chart["mind_question"].encode()
     contents.update(replication_files(study))
     description = hmi_description(
         study=study,
         data=data,
         contents=contents,
-        images=len(images),
         image_type=_image_type(images.values()),
         definitions=DEFINITIONS,
     )

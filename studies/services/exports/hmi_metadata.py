@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from django.db.models import Max, Min
 
-from core.datasets import Config, DatasetDescription, Field, FileSet, data_file, data_version
+from core.datasets import (
+    Config,
+    DatasetDescription,
+    Field,
+    FileSet,
+    data_file,
+    data_version,
+    file_set,
+)
+from studies.benchmark_format import IMAGES_DIR, QUESTIONS_DIR
 from studies.models import Response, Study
+from studies.services.exports.replication import REPLICATION_FILES
 from studies.services.exports.stopping_card import stopping_card_section
 
 S, INT, N = "string", "integer", "number"
@@ -19,7 +29,8 @@ CHART_FIELDS = (
     Field("manipulation", S, "The planted manipulation; none for version 1."),
     Field("answer_type", S, "How the FACT question is answered (multiple choice, number ...)."),
     Field("fact_question", S, "The FACT question participants answered about the chart."),
-    Field("answer_key", S, "The correct answer to the FACT question."),
+    Field("answer_key", S, "The correct answer to the FACT question, as the researcher wrote "
+          "it; for multiple choice the option's number counted from 1, its text, or both."),
     Field("mind_question", S, "The MIND question: predict how many people answer wrongly."),
     Field("hmi", N, "Human Misleadingness Index: share of included participants who did not "
           "answer the FACT question correctly; empty when no included participant saw the chart.",
@@ -42,7 +53,12 @@ LEGACY_FIELDS = tuple(
 KEY_FIELDS = (
     Field("chart id", S, "The chart."),
     Field("answer type", S, "The answer type as the CHARTOM layout writes it."),
-    Field("answer", S, "The correct answer to the chart's FACT question."),
+    Field(
+        "answer",
+        S,
+        "The correct answer to the chart's FACT question, as written; for "
+        "multiple choice the option's number counted from 1, its text, or both.",
+    ),
 )
 MANIPULATION_FIELDS = (
     Field("chart id", S, "A chart id, or a pattern such as G1_*_2 for every chart it matches."),
@@ -74,6 +90,26 @@ TABLES = {
         "HMI per chart among the included participants of each language.",
     ),
 }
+# Every file of the zip but the file sets below and the metadata itself:
+# path -> (resource name, media type, fields (none: kept as it is), description).
+FILES = {
+    **{path: (name, "text/csv", fields, text) for path, (name, fields, text) in TABLES.items()},
+    **REPLICATION_FILES,
+}
+MIND_DIR = "MIND_questions"
+
+
+def _file_sets(contents: dict[str, bytes], image_type: str) -> tuple[FileSet, ...]:
+    """The chart images and the question texts, one file per chart."""
+    return tuple(
+        file_set(name=name, glob=f"{folder}/*", media_type=kind, description=text, contents=contents)
+        for name, folder, kind, text in (
+            ("chart_images", IMAGES_DIR, image_type, "The chart images."),
+            ("fact_questions", QUESTIONS_DIR, "text/plain",
+             "Each chart's FACT question with its options, as participants read it."),
+            ("mind_questions", MIND_DIR, "text/plain", "Each chart's MIND question."),
+        )
+    )  # fmt: skip
 
 
 def _dates(study: Study):
@@ -160,22 +196,21 @@ def hmi_description(
     study: Study,
     data: dict,
     contents: dict[str, bytes],
-    images: int,
     image_type: str,
     definitions: dict,
 ) -> DatasetDescription:
-    """The description of an HMI zip whose tables are ``contents`` (path -> bytes)."""
+    """The description of an HMI zip whose files are ``contents`` (path -> bytes)."""
     files = tuple(
         data_file(
             name=name,
             path=path,
             content=contents[path],
-            media_type="text/csv",
+            media_type=media_type,
             description=text,
             fields=fields,
             rows=len(data["charts"]) if path in ("metadata.csv", "HMI.csv") else None,
         )
-        for path, (name, fields, text) in TABLES.items()
+        for path, (name, media_type, fields, text) in FILES.items()
         if path in contents
     )
     dates = _dates(study)
@@ -193,7 +228,7 @@ def hmi_description(
         creators=(study.owner.display_name,),
         keywords=("charts", "misleading visualizations", "human misleadingness index"),
         files=files,
-        filesets=(FileSet("chart_images", "chart_images/*", image_type, "The chart images.", images),),
+        filesets=_file_sets(contents, image_type),
         configs=(
             Config("default", ("metadata.csv", "chart_images/*"), "the HMI table with the chart images", True),
         ),

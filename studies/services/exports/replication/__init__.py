@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from analysis.hmi import attach_chart_meta
 from analysis.log_odds import MIXED_ESTIMATOR, log_odds_by_group, model_trials
 from core.csv_safety import csv_writer
+from core.datasets import Field
 from studies.models import Study
 from studies.selectors import results as sel
 from studies.selectors.languages import session_languages
@@ -25,7 +26,43 @@ if TYPE_CHECKING:
 TRIALS_FILE = "log_odds_trials.csv"
 PLATFORM_FILE = "log_odds_platform.csv"
 SCRIPT_FILE = "replicate_glmer.R"
-PLATFORM_COLUMNS = ["group", "manipulation", "platform", "platform_se", "ci_low", "ci_high"]
+
+# The columns as written, and as the dataset's metadata describes them.
+S, INT, N = "string", "integer", "number"
+TRIALS_FIELDS = (
+    Field("participant", S, "The participant, under the same salted pseudonym as the responses "
+          "export."),
+    Field("chart_id", S, "Chart id G<group>_Q<question>_<version> (CHARTOM naming)."),
+    Field("group", S, "Manipulation group of the chart (G1, G2 ...)."),
+    Field("question", S, "Question id within the group (Q1, Q2 ...)."),
+    Field("version", INT, "1 = non-manipulated, 2 = manipulated."),
+    Field("manipulated", INT, "1 if the chart is manipulated (version 2), else 0."),
+    Field("error", INT, "1 if the answer was wrong or missing, 0 if correct."),
+    Field("language", S, "The language the participant took the study in (a code such as de)."),
+)  # fmt: skip
+PLATFORM_FIELDS = (
+    Field("group", S, "Manipulation group (G1, G2 ...)."),
+    Field("manipulation", S, "The manipulation planted in the group's manipulated charts."),
+    Field("platform", N, "The platform's log odds ratio of an error, manipulated vs "
+          "non-manipulated (mixed-effects model, variational Bayes)."),
+    Field("platform_se", N, "Posterior standard deviation of that log odds ratio."),
+    Field("ci_low", N, "Lower end of its 95% credible interval."),
+    Field("ci_high", N, "Upper end of its 95% credible interval."),
+)  # fmt: skip
+PLATFORM_COLUMNS = [f.name for f in PLATFORM_FIELDS]
+# The dataset's description of each replication file: (resource name, media type, fields,
+# description); a file without fields is kept as it is, not read as a table.
+REPLICATION_FILES = {
+    TRIALS_FILE: ("log_odds_trials", "text/csv", TRIALS_FIELDS, "One row per trial that enters "
+                  "the log odds model (included participants; groups with an unbounded cell "
+                  "left out)."),
+    PLATFORM_FILE: ("log_odds_platform", "text/csv", PLATFORM_FIELDS, "The platform's log odds "
+                    "ratio per group on the trials of log_odds_trials.csv."),
+    # R sources have no registered media type; text/x-r is the one in common use.
+    SCRIPT_FILE: ("replicate_glmer", "text/x-r", (), "R script: `Rscript replicate_glmer.R` in "
+                  "the unzipped folder refits the paper's glmer (lme4) on log_odds_trials.csv "
+                  "and prints its log odds ratios beside the platform's."),
+}  # fmt: skip
 
 
 def replication_trials(study: Study) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -76,6 +113,7 @@ def _csv(header: list[str], rows) -> bytes:
 def replication_files(study: Study) -> dict[str, bytes]:
     """The trials CSV, the platform's log odds on them and the R script, by path in the zip."""
     trials, with_meta = replication_trials(study)
+    columns = [f.name for f in TRIALS_FIELDS]
     rows = []
     if not trials.empty:
         fits = log_odds_by_group(with_meta, seed=study.seed, include_gee=False)
@@ -85,7 +123,7 @@ def replication_files(study: Study) -> dict[str, bytes]:
             for r in fits.itertuples(index=False)
         ]
     return {
-        TRIALS_FILE: _csv(list(trials.columns), trials.itertuples(index=False)),
+        TRIALS_FILE: _csv(columns, trials[columns].itertuples(index=False)),
         PLATFORM_FILE: _csv(PLATFORM_COLUMNS, rows),
         SCRIPT_FILE: files(__package__).joinpath(SCRIPT_FILE).read_bytes(),
     }
