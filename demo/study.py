@@ -11,7 +11,15 @@ from PIL import Image, ImageDraw
 from core.models import User
 from demo.study_de import german_translation
 from studies.images import generated_name
-from studies.models import AnswerType, AttentionCheck, ChartSet, Question, Study, StudyPair
+from studies.models import (
+    AnswerType,
+    AttentionCheck,
+    ChartSet,
+    Question,
+    Study,
+    StudyPair,
+    chart_alt_text,
+)
 from studies.selectors.study import study_has_live_sessions
 
 DEMO_SLUG = "demo-chart-study"
@@ -116,6 +124,7 @@ def load_study_demo(owner: User, chart_set: ChartSet) -> Study:
                 prompt="How many apples does the bar show?",
                 answer_type=AnswerType.FREE_TEXT,
                 answer_key="10",
+                alt_text=chart_alt_text("bar", "Apples"),
                 width=480,
                 height=320,
             )

@@ -199,7 +199,8 @@ class SessionStartView(ParticipantAPIView):
             "`study_full` (reason `full`) when it has the participants it needs: its target, or "
             "its stopping rule was met."
             " 409 with code `device_not_allowed` when the study is for computers and tablets and the "
-            "client is a phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`)."
+            "client is a phone (its `Sec-CH-UA-Mobile` hint, or a user agent with `Mobi`; "
+            "a user agent naming a tablet, such as an iPad or a Fire tablet, never is one)."
         ),
         request=StartSerializer,
         responses={

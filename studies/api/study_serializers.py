@@ -145,7 +145,7 @@ class AttentionCheckSerializer(serializers.ModelSerializer):
         model = AttentionCheck
         fields = [
             "id", "kind", "prompt", "answer_type", "options", "answer_key", "tolerance",
-            "position", "image", "image_url", "created_at",
+            "position", "image", "image_url", "alt_text", "created_at",
         ]  # fmt: skip
         read_only_fields = ["id", "created_at"]
         # The model's default would let a POST without `kind` reach the service without

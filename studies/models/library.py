@@ -21,6 +21,8 @@ __all__ = [
     "ChartSet",
     "ChartType",
     "ManipulationType",
+    "chart_alt_text",
+    "commonest_chart_type",
     "Question",
     "MIND_TEMPLATE",
     "PAIR_VERSIONS",
@@ -44,6 +46,24 @@ class ChartType(models.TextChoices):
     SCATTER = "scatter", "Scatter"
     PIE = "pie", "Pie"
     MAP = "map", "Map"
+
+
+def chart_alt_text(chart_type: str, title: str = "") -> str:
+    """A chart image's alt text, "Bar chart" or "Bar chart: <title>": the one form for the
+    library's charts and a study's attention-check images, so that a participant's client
+    reading the alt text cannot tell a check from a chart."""
+    label = ChartType(chart_type).label
+    return f"{label} chart: {title}" if title else f"{label} chart"
+
+
+def commonest_chart_type(chart_types) -> str:
+    """The chart type most of ``chart_types`` have (the first listed on a tie), or "" for none:
+    what an attention-check image is described as when its author gives no alt text."""
+    counts: dict[str, int] = {}
+    for chart_type in chart_types:
+        if chart_type in ChartType.values:
+            counts[chart_type] = counts.get(chart_type, 0) + 1
+    return max(counts, key=counts.__getitem__, default="")
 
 
 # The registered answer types (studies.answer_types), as model choices:

@@ -42,6 +42,13 @@ class AttentionCheck(models.Model):
     )
     width = models.PositiveIntegerField(default=0)
     height = models.PositiveIntegerField(default=0)
+    # Written like a chart's (library.chart_alt_text), never naming the check as one.
+    alt_text = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="How the image is described to screen readers, as the study's charts are "
+        "(e.g. \u201cBar chart: Apples sold\u201d).",
+    )
     answer_type = models.CharField(
         max_length=20, choices=AnswerType.choices, default=AnswerType.MULTIPLE_CHOICE
     )

@@ -181,7 +181,7 @@ TRIAL_FIELDS = (
     "question__options", "question__answer_key", "question__key_value", "question__tolerance",
     "attention_check__id", "attention_check__kind", "attention_check__prompt",
     "attention_check__image", "attention_check__width", "attention_check__height",
-    "attention_check__answer_type", "attention_check__options", "attention_check__answer_key",
+    "attention_check__alt_text", "attention_check__answer_type", "attention_check__options", "attention_check__answer_key",
     "attention_check__tolerance",
 )  # fmt: skip
 
@@ -457,7 +457,7 @@ def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
         check = trial.attention_check
         shown = languages.check_texts(study, check, language)
         image, width, height = check.image, check.width, check.height
-        alt = _("Chart for this question")
+        alt = check.alt_text or _("Chart for this question")
     else:
         question, chart = trial.question, trial.chart
         shown = languages.question_texts(study, question, language)

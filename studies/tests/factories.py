@@ -226,6 +226,7 @@ class AttentionCheckFactory(DjangoModelFactory):
             answer_type=AnswerType.FREE_TEXT,
             options=[],
             answer_key="10",
+            alt_text="Bar chart: Apples",
             image=factory.LazyFunction(
                 lambda: ContentFile(png_bytes((200, 60, 60)), name="sanity.png")
             ),

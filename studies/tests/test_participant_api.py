@@ -1,5 +1,7 @@
 """The participant flow as JSON: start or resume, current trial, answer, finish, withdraw."""
 
+import re
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -9,6 +11,8 @@ from studies.tests.factories import answer_for, make_study
 pytestmark = pytest.mark.django_db
 
 API = "/api/v1/participate"
+# The form of every chart's alt text (studies.models.library.chart_alt_text).
+CHART_ALT = re.compile(r"^(Line|Bar|Scatter|Pie|Map) chart\b")
 
 
 @pytest.fixture
@@ -99,18 +103,24 @@ def test_the_json_flow_takes_a_participant_from_consent_to_the_completion_code(c
 def test_each_answer_type_is_read_and_checked(client, study):
     token = start(client, study).json()["token"]
     seen = set()
+    alts = {}
     while (trial := current(client, token)).status_code == 200:
         data = trial.json()
         t = trial_at(token, data["position"])
         if data["answer_type"] == "ranking":
             assert sorted(i["text"] for i in data["items"]) == ["Alpha", "Beta", "Gamma"]
         assert "kind" not in data  # checks look like any other trial to the client
+        if data["image_url"]:
+            # Described as the charts are: the alt text does not tell a check either.
+            assert CHART_ALT.match(data["alt"]), data["alt"]
+            alts[t.kind] = data["alt"]
         if data["answer_type"] == "multiple_choice" and t.kind == "chart":
             assert data["options"] == ["2018", "2019"]
             assert "1. 2018" not in data["prompt"]
         submit(client, token, data["position"], answer_for(t))
         seen.add(data["answer_type"])
     assert seen == {"multiple_choice", "free_text", "ranking"}
+    assert set(alts) == {"chart", "attention"}
     values = {
         r.chart.question.answer_type: r.value
         for r in Response.objects.filter(chart__isnull=False).select_related("chart__question")

@@ -291,7 +291,7 @@ def test_a_second_browser_with_the_same_id_cannot_take_the_session_over(
         theirs = attacker.new_page()
         theirs.goto(url)
         expect(
-            theirs.get_by_role("heading", name="Please continue where you started")
+            theirs.get_by_role("heading", name="This study cannot be started again")
         ).to_be_visible()
         assert theirs.locator("main a, main form").count() == 0  # nothing to act with
         shot(theirs, "14-same-id-second-browser")

@@ -28,6 +28,20 @@ OLD_IPAD = (
     "Version/12.1 Mobile/15E148 Safari/604.1"
 )
 FIREFOX_TABLET = "Mozilla/5.0 (Android 13; Tablet; rv:125.0) Gecko/125.0 Firefox/125.0"
+# A Fire tablet's Silk browser in its mobile view, and phones of other browsers.
+FIRE_TABLET_MOBILE_VIEW = (
+    "Mozilla/5.0 (Linux; Android 9; KFMUWI) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Silk/124.3.1 like Chrome/124.0 Mobile Safari/537.36"
+)
+FIREFOX_PHONE = "Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0"
+SAMSUNG_PHONE = (
+    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "SamsungBrowser/24.0 Chrome/117.0 Mobile Safari/537.36"
+)
+IPADOS_DESKTOP_SITE = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.4 Safari/605.1.15"
+)
 DESKTOP = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/124.0 Safari/537.36"
@@ -47,6 +61,14 @@ PID = "5f1d2c3b4a5968778695a4b3"
         (DESKTOP, "?1", True),  # the client hint wins over the user agent
         (ANDROID_PHONE, "?0", False),
         ("", None, False),
+        (FIREFOX_PHONE, None, True),
+        (SAMSUNG_PHONE, None, True),
+        (SAMSUNG_PHONE, "?1", True),
+        (IPADOS_DESKTOP_SITE, None, False),
+        # A named tablet is one even asking for the mobile site, hint and all.
+        (FIRE_TABLET_MOBILE_VIEW, None, False),
+        (FIRE_TABLET_MOBILE_VIEW, "?1", False),
+        (OLD_IPAD, "?1", False),
     ],
 )
 def test_a_phone_is_told_apart_by_its_client_hint_or_its_user_agent(agent, hint, phone):
@@ -105,6 +127,38 @@ def test_the_page_device_check_js_sends_phones_to_says_the_same(client, research
     page = client.get(reverse("participate:device", args=[phones.slug]))
     assert page.status_code == 302 and page["Location"].endswith(f"/s/{phones.slug}/")
     assert "data-phone-refusal" not in client.get(_welcome(phones)).content.decode()
+
+
+NOSCRIPT_NOTE = "Please do not take it on a phone."
+
+
+def test_without_javascript_the_pages_say_the_study_is_not_for_phones(client, researcher):
+    # A phone asking for the desktop site looks like a computer to the server; only the
+    # screen check in device_check.js would catch it, so the pages say it themselves.
+    study = make_study(researcher)
+    consent = reverse("participate:consent", args=[study.slug]) + f"?PROLIFIC_PID={PID}"
+    for url in (_welcome(study), consent):
+        page = client.get(url, HTTP_USER_AGENT=IPADOS_DESKTOP_SITE).content.decode()
+        note = page.index(NOSCRIPT_NOTE)
+        assert page.rindex("<noscript>", 0, note) > page.rfind("</noscript>", 0, note)
+    phones = make_study(researcher, allowed_devices=Devices.ALL)
+    assert NOSCRIPT_NOTE not in client.get(_welcome(phones)).content.decode()
+
+
+def test_a_fire_tablet_in_its_mobile_view_takes_part(client, researcher):
+    study = make_study(researcher)
+    assert (
+        "Begin"
+        in client.get(_welcome(study), HTTP_USER_AGENT=FIRE_TABLET_MOBILE_VIEW).content.decode()
+    )
+    response = client.post(
+        reverse("participate:consent", args=[study.slug]),
+        {"choice": "agree", "PROLIFIC_PID": PID},
+        HTTP_USER_AGENT=FIRE_TABLET_MOBILE_VIEW,
+        HTTP_SEC_CH_UA_MOBILE="?1",
+    )
+    assert response.status_code == 302
+    assert ParticipantSession.objects.filter(external_id=PID).exists()
 
 
 def test_tablets_and_allowed_phones_take_part(client, researcher):

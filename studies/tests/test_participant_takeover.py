@@ -1,6 +1,7 @@
 """A platform id never hands out someone else's session; the researcher can release a stuck id."""
 
 import json
+import re
 
 import pytest
 from django.test import Client
@@ -39,17 +40,53 @@ def _html_answer(client, session):
     return client.post(reverse("participate:answer", args=[session.token]), form_for(trial))
 
 
-def test_an_id_whose_session_is_finished_is_told_it_is_finished(study):
-    session = _html_start(Client(), study)
-    ParticipantSession.objects.filter(pk=session.pk).update(status="completed")
-    again = Client()
-    for response in (
-        again.get(consent_url(study) + f"?PROLIFIC_PID={PID}"),
-        again.post(consent_url(study), {"choice": "agree", "PROLIFIC_PID": PID}),
-    ):
-        assert response.status_code == 409
-        assert b"This study was already finished with your Prolific ID" in response.content
-        assert b"browser window where you started" not in response.content
+def _main(response) -> str:
+    return re.search(r"<main.*?</main>", response.content.decode(), re.S)[0]
+
+
+# What can become of a session; "excluded" is a finished session the rules leave out.
+OUTCOMES = {
+    "in_progress": {},
+    "completed": {"status": "completed"},
+    "excluded": {"status": "completed", "attention_failures": 2},
+    "timed_out": {"status": "timed_out"},
+    "withdrawn": {"status": "withdrawn", "answers_deleted": True},
+}
+
+
+def test_someone_else_typing_an_id_learns_nothing_of_how_its_session_went(study):
+    pages, bodies = {}, {}
+    for outcome, change in OUTCOMES.items():
+        pid = f"pid-{outcome}"
+        session = _html_start(Client(), study, pid=pid)
+        ParticipantSession.objects.filter(pk=session.pk).update(**change)
+        for response in (
+            Client().get(link(study, PROLIFIC_PID=pid, STUDY_ID="st1")),
+            Client().get(consent_url(study) + f"?PROLIFIC_PID={pid}"),
+            Client().post(consent_url(study), {"choice": "agree", "PROLIFIC_PID": pid}),
+        ):
+            assert response.status_code == 409
+            pages.setdefault(outcome, set()).add(_main(response))
+        refused = _api_start(APIClient(), study, pid=pid)
+        assert refused.status_code == 409
+        bodies[outcome] = refused.json()
+    assert "excluded" in {
+        d.facts.external_id.removeprefix("pid-")
+        for d in study_exclusion(study).decisions
+        if not d.included
+    }
+    assert all(len(shown) == 1 for shown in pages.values())
+    assert len({page for shown in pages.values() for page in shown}) == 1
+    page = pages["withdrawn"].pop()
+    assert "already started with your Prolific ID" in page and "only once" in page
+    assert "message the researcher on Prolific" in page
+    for word in ("withdr", "finished with", "timed out", "excluded", "Thank you for taking part"):
+        assert word not in page
+    assert len({json.dumps(body, sort_keys=True) for body in bodies.values()}) == 1
+    body = bodies["withdrawn"]
+    assert body["code"] == "already_started" and set(body) == {"detail", "code", "errors"}
+    assert "withdr" not in body["detail"] and "status" not in body
+    assert ParticipantSession.objects.filter(study=study).count() == len(OUTCOMES)
 
 
 def test_a_second_browser_with_the_same_id_is_refused_at_every_step(study):

@@ -50,14 +50,7 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
         if existing is None:
             return None
         if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
-            raise svc.AlreadyStarted(
-                svc.already_started_message(
-                    study.platform,
-                    finished=existing.status == ParticipantSession.Status.COMPLETED,
-                    withdrawn=existing.status == ParticipantSession.Status.WITHDRAWN,
-                ),
-                status=existing.status,
-            )
+            raise svc.AlreadyStarted(svc.already_started_message(study.platform))
         return existing
     session = session_by_token(token) if token else None
     if session is not None and session.study_id == study.pk and not session.is_preview:
@@ -81,12 +74,9 @@ def _device_page(request, study: Study, text: str):
 
 
 def _already_started(request, study: Study, exc: svc.AlreadyStarted):
-    # Nothing on this page touches the existing session: no token, no link to it.
-    if exc.extra.get("status") == ParticipantSession.Status.WITHDRAWN:
-        heading = _("You have withdrawn")
-    else:
-        heading = _("Please continue where you started")
-    return message_page(request, heading, exc.message, status=409, study=study)
+    # Nothing on this page touches the existing session (no token, no link to it) or
+    # tells how it went: the same page for every id that already took part.
+    return message_page(request, str(exc.heading), exc.message, status=409, study=study)
 
 
 def _link_problem(request, study: Study, problem: svc.LinkProblem):

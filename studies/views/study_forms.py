@@ -192,3 +192,10 @@ class AttentionCheckForm(forms.Form):
     image = forms.FileField(
         required=False, help_text="The chart of a sanity check (PNG, JPEG, GIF, WebP)."
     )
+    alt_text = forms.CharField(
+        required=False,
+        max_length=300,
+        label="Alt text",
+        help_text="Describe the chart as the study's charts are described (e.g. \u201cBar chart: "
+        "Apples sold\u201d), never as a check. Empty: the study's chart type (\u201cBar chart\u201d).",
+    )

@@ -54,7 +54,9 @@ def participants(study: Study, *, include_platform_ids: bool) -> dict[int, Perso
         facts = decision.facts
         people[facts.id] = Person(
             pseudonym=pseudonym(salt, facts.id, facts.external_id),
-            number=facts.number,
+            # Pilot and preview sessions are numbered apart from the live sample (their
+            # numbers repeat live ones), so only a live session's number is exported.
+            number=None if facts.is_test else facts.number,
             platform_id=facts.external_id if include_platform_ids else "",
             excluded=not decision.included,
             reason=decision.reason_text,

@@ -21,7 +21,7 @@ from studies.answers import KeyFormatError
 from studies.chartgen import ChartSpec, SpecError, load_specs, render_pair
 from studies.images import ImageRejected, validate_image
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import ChartSet, ChartType, Question
+from studies.models import ChartSet, Question, chart_alt_text
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
@@ -111,7 +111,6 @@ def pair_input_from_spec(spec: ChartSpec, png1: bytes, png2: bytes) -> PairInput
         raise ValidationError({"spec": f"{spec.id}: {exc.message}"}) from None
     slug = slugify_manipulation(spec.manipulation)
     label = BY_SLUG[slug].label if slug in BY_SLUG else spec.manipulation_label
-    chart_type_label = ChartType(spec.chart_type).label
     return PairInput(
         group=spec.group,
         code=spec.id,
@@ -129,7 +128,7 @@ def pair_input_from_spec(spec: ChartSpec, png1: bytes, png2: bytes) -> PairInput
                 version=version,
                 image=image,
                 original_name=f"{spec.chart_id(version == 2)}.png",
-                alt_text=f"{chart_type_label} chart: {spec.title}",
+                alt_text=chart_alt_text(spec.chart_type, spec.title),
             )
             for version, image in ((1, images[0]), (2, images[1]))
         ],

@@ -41,7 +41,7 @@ from studies.benchmark_format import (
     read_benchmark,
 )
 from studies.manipulations import BY_SLUG, slugify_manipulation
-from studies.models import PAIR_VERSIONS, ChartSet, ChartType
+from studies.models import PAIR_VERSIONS, ChartSet, chart_alt_text
 from studies.services.library.pairs import (
     ChartInput,
     PairInput,
@@ -185,7 +185,6 @@ def _pair_input(code: str, one: ChartRecord, two: ChartRecord) -> PairInput:
     """The pair to write: the question from the plain version, the manipulation from the other."""
     slug, label = manipulation_for(two)
     options = get_type(one.answer_type).imported_options(one.options, one.answer_value)
-    chart_type_label = ChartType(two.chart_type).label
     return PairInput(
         group=two.group,
         code=code,
@@ -203,7 +202,7 @@ def _pair_input(code: str, one: ChartRecord, two: ChartRecord) -> PairInput:
                 version=r.version,
                 image=r.image,
                 original_name=f"{r.chart_id}.{r.image.extension}",
-                alt_text=f"{chart_type_label} chart",
+                alt_text=chart_alt_text(two.chart_type),
             )
             for r in (one, two)
         ],

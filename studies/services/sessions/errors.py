@@ -109,3 +109,6 @@ class AlreadyStarted(SessionError):
 
     code = "already_started"
     status = 409
+    # The same for every session the id may have, whatever became of it (see
+    # studies.services.sessions.start.already_started_message).
+    heading = gettext_lazy("This study cannot be started again")

@@ -51,30 +51,20 @@ def session_find(*, study: Study, identity: Identity) -> ParticipantSession | No
     )
 
 
-def already_started_message(
-    platform: str, *, finished: bool = False, withdrawn: bool = False
-) -> str:
+def already_started_message(platform: str) -> str:
     """Why a platform id that already has a session cannot start another one here.
 
-    A finished or withdrawn session is told so: sending its owner back to "the browser
-    window where you started" would have them look for a study they have already completed
-    or left."""
+    The same words whatever became of that session (in progress, finished, timed out,
+    withdrawn or excluded): platform ids are not secrets, so anyone typing someone
+    else's id must learn nothing about how that person's participation went. Only the
+    browser or client holding the session's token is told where it stands."""
     words = wording(platform)
-    if withdrawn:
-        return _(
-            "You (or someone with %(id_name)s) withdrew from this study, so it cannot be "
-            "taken again. If you think this is a mistake, %(contact)s."
-        ) % {"id_name": words.id_name, "contact": words.contact}
-    if finished:
-        return _(
-            "This study was already finished with %(id_name)s. Thank you for taking part: "
-            "there is nothing more to do. If you think this is a mistake, %(contact)s."
-        ) % {"id_name": words.id_name, "contact": words.contact}
     return _(
-        "This study was already started with %(id_name)s, most likely by you in another browser "
-        "or on another device. To continue, go back to the browser window where you started: "
-        "your answers are kept there, and nothing here changes them. If you cannot go back, "
-        "%(contact)s; they can let you start again."
+        "This study was already started with %(id_name)s, and each ID can take part only "
+        "once. If you started it in another browser or on another device and have not "
+        "finished, go back to the browser window where you started: your answers are kept "
+        "there, and nothing here changes them. If you cannot go back, or think this is a "
+        "mistake, %(contact)s."
     ) % {"id_name": words.id_name, "contact": words.contact}
 
 
@@ -82,13 +72,7 @@ def _resume(existing: ParticipantSession, proof: str) -> StartResult:
     """The existing session, only for a request that proves it holds it (its token)."""
     if proof and secrets.compare_digest(proof.encode(), existing.token.encode()):
         return StartResult(existing, resumed=True)
-    raise AlreadyStarted(
-        already_started_message(
-            existing.platform,
-            finished=existing.status == ParticipantSession.Status.COMPLETED,
-            withdrawn=existing.status == ParticipantSession.Status.WITHDRAWN,
-        )
-    )
+    raise AlreadyStarted(already_started_message(existing.platform))
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from core.services.audit import audit_record
 from studies import answer_types, answers
 from studies.answer_types import get_type
 from studies.images import ImageRejected, generated_name, validate_image
-from studies.models import AttentionCheck, Study
+from studies.models import AttentionCheck, Study, chart_alt_text, commonest_chart_type
 from studies.selectors.study import study_design_locked
 
 
@@ -22,6 +22,17 @@ def _clean_options(answer_type: str, options) -> list[str]:
         return get_type(answer_type).clean_check_options([o for o in items if o])
     except ValueError as exc:
         raise ValidationError({"options": str(exc)}) from None
+
+
+def _default_alt_text(study: Study) -> str:
+    """The image described as the study's charts are ("Bar chart"), so that its alt text
+    does not mark it as a check; empty while the study has no charts to take it from."""
+    chart_type = commonest_chart_type(
+        study.study_pairs.order_by("position", "id").values_list(
+            "question__group__chart_type", flat=True
+        )
+    )
+    return chart_alt_text(chart_type) if chart_type else ""
 
 
 def attention_check_create(
@@ -36,6 +47,7 @@ def attention_check_create(
     tolerance: float = answers.DEFAULT_TOLERANCE,
     position: int | None = None,
     image: bytes | None = None,
+    alt_text: str = "",
 ) -> AttentionCheck:
     if study_design_locked(study):
         raise ValidationError("Participants have already started; attention checks cannot change.")
@@ -50,6 +62,9 @@ def attention_check_create(
         raise ValidationError({"image": "A sanity chart needs its chart image."})
     if tolerance is None or tolerance < 0:
         raise ValidationError({"tolerance": "The tolerance is zero or more (0.1 is ±10%)."})
+    alt_text = " ".join((alt_text or "").split())
+    if len(alt_text) > 300:
+        raise ValidationError({"alt_text": "Keep the alt text under 300 characters."})
     if position is not None and position < 1:
         raise ValidationError({"position": "Positions start at 1; leave empty for a random one."})
     items = _clean_options(answer_type, options)
@@ -86,6 +101,7 @@ def attention_check_create(
         )
         # Django leaves the dimension fields empty for an unsaved row; we know them already.
         check.width, check.height = valid.width, valid.height
+        check.alt_text = alt_text or _default_alt_text(study)
     check.save()
     audit_record(actor=actor, action="study.attention_check.create", subject=study.subject)
     return check
