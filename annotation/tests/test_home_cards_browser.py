@@ -43,7 +43,7 @@ def test_the_home_card_shows_each_state(
 
     expected = [
         (new, "invited", "Qualification: 2 short rounds, start round 1", "Start round 1"),
-        (failed, "failed", re.compile(r"Round 1 failed, next attempt at \d\d:\d\d UTC"),
+        (failed, "failed", re.compile(r"Round 1 failed, next attempt at (\d{4}-\d\d-\d\d )?\d\d:\d\d UTC"),
          "See your result"),
         (out, "eliminated", "Not qualified for this project", "See your results"),
         (paused, "paused", "Paused while the research team reviews your recent labels", None),
