@@ -6,9 +6,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from annotation.tests.test_reports_browser import demo, label_some, sign_in  # noqa: F401
+from annotation.tests.test_reports_browser import label_some, sign_in
+from demo.annotation import load_annotation_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def demo(researcher, make_user):
+    annotators = [make_user("annotator", username=f"annotator{n}") for n in (1, 2, 3)]
+    return load_annotation_demo(researcher, annotators), annotators
 
 
 def test_every_csv_link_on_the_report_is_visible_and_named(
@@ -16,7 +23,7 @@ def test_every_csv_link_on_the_report_is_visible_and_named(
     live_server,
     demo,
     researcher,
-    password,  # noqa: F811
+    password,
 ):
     project, annotators = demo
     label_some(project, annotators[0], 5)
