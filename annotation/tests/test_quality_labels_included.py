@@ -78,3 +78,17 @@ def test_the_schema_documents_the_meaning(client):
     assert "null while not decided yet" in row["labels_included"]["description"]
     because = schema["components"]["schemas"]["LabelsExcluded"]["properties"]["code"]
     assert all(code in because["description"] for code in LABELS_EXCLUDED_BECAUSE)
+
+
+def test_the_dashboard_says_why_labels_do_not_count(
+    project, make_items, members, researcher, password, client
+):
+    with_rounds(project, make_items, researcher, controls=0)
+    taking, blocked = members(2)
+    qualify(project, blocked)
+    annotator_decide(project=project, annotator=blocked, action="block", reason="r",
+                     actor=researcher)  # fmt: skip
+    client.login(username=researcher.username, password=password)
+    body = client.get(f"/annotation/projects/{project.slug}/quality/").content.decode()
+    assert 'data-labels-excluded="not_qualified_yet">Labels not counted yet:' in body
+    assert 'data-labels-excluded="blocked">Labels left out: A researcher blocked' in body
