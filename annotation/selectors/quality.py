@@ -186,6 +186,10 @@ def funnel(project: Project) -> list[FunnelStep]:
     return steps
 
 
+def _because(code: str) -> dict | None:
+    return {"code": code, "text": LABELS_EXCLUDED_BECAUSE[code]} if code else None
+
+
 def quality_rows(project: Project) -> list[dict]:
     """One row per member: standing (a key of STANDING_LABELS and its label), rounds, controls."""
     from annotation.selectors.attempts import STANDING_LABELS, standing_key
@@ -210,12 +214,7 @@ def quality_rows(project: Project) -> list[dict]:
                 "work_state": q.work_state if q else Work.ACTIVE,
                 "attempts": list(q.attempts.all()) if q else [],
                 "labels_included": included,
-                "labels_excluded_because": {
-                    "code": because,
-                    "text": LABELS_EXCLUDED_BECAUSE[because],
-                }
-                if because
-                else None,  # fmt: skip
+                "labels_excluded_because": _because(because),
             }
         )
     return rows
