@@ -38,6 +38,73 @@ Error definition
 - Nonsense error: The caption is incomplete or does not make sense at all.
 """
 
+# The standard guidelines in the platform's other languages (annotation/languages.py shows them
+# to a project set to one of them while it keeps the standard text). Category names follow
+# DEFAULT_CATEGORY_TRANSLATIONS below, so the list reads like the buttons on the work page.
+DEFAULT_GUIDELINES_TRANSLATIONS: dict[str, str] = {
+    "de": """\
+In dieser Aufgabe bewerten Sie die sachlichen Fehler einer automatisch erzeugten \
+Bildunterschrift im Vergleich zum zugehörigen Diagramm. Gehen Sie dafür so vor:
+
+- Lesen Sie die erzeugte Bildunterschrift und das Diagramm sorgfältig.
+- Vergleichen Sie die Bildunterschrift mit dem Diagramm und entscheiden Sie, ob sie einen der \
+unten beschriebenen sachlichen Fehler enthält.
+- Klicken oder drücken Sie die Schaltfläche, wenn ein Fehler vorliegt. Eine blaue Schaltfläche \
+bedeutet, dass die Bildunterschrift den jeweiligen Fehler enthält; eine weiße Schaltfläche \
+bedeutet, dass sie diesen Fehler nicht enthält.
+
+Achtung: Die Annotationen werden anhand von Kontrollbeispielen auf ihre Qualität geprüft; \
+Arbeit von geringer Qualität wird abgelehnt.
+
+Fehlerdefinitionen
+
+- Wert: Ein quantitativer Datenwert ist falsch.
+- Beschriftung: Ein nicht quantitativer Datenwert ist falsch.
+- Trend: Die Richtung eines Trends ist falsch.
+- Ausmaß: Das Ausmaß oder die Stärke eines Trends ist falsch.
+- Außerhalb des Kontexts: Die Bildunterschrift führt Begriffe ein, die im Diagramm nicht \
+vorkommen.
+- Grammatik: Die Grammatik der Bildunterschrift ist falsch.
+- Unsinn: Die Bildunterschrift ist unvollständig oder ergibt überhaupt keinen Sinn.
+""",
+    "es": """\
+En esta tarea evaluará los errores factuales de una descripción generada automáticamente con \
+respecto al gráfico de referencia. Para hacerlo correctamente, siga estos pasos:
+
+- Lea con atención la descripción generada y el gráfico de referencia.
+- Compare la descripción con el gráfico y decida si contiene alguno de los errores factuales \
+definidos a continuación.
+- Haga clic en el botón (o púlselo) si hay un error. Un botón azul indica que la descripción \
+contiene ese error factual; un botón blanco indica que no lo contiene.
+
+Atención: la calidad de las anotaciones se comprobará con etiquetas de control; el trabajo de \
+baja calidad será rechazado.
+
+Definición de los errores
+
+- Valor: un valor cuantitativo de los datos es incorrecto.
+- Etiqueta: un valor no cuantitativo de los datos es incorrecto.
+- Tendencia: la dirección de una tendencia es incorrecta.
+- Magnitud: la magnitud o la variación de una tendencia es incorrecta.
+- Fuera de contexto: la descripción introduce conceptos que no están en el gráfico.
+- Gramatical: la gramática de la descripción es incorrecta.
+- Sin sentido: la descripción está incompleta o no tiene ningún sentido.
+""",
+}
+
+
+def standard_text_in(field: str, text: str, language: str) -> str | None:
+    """The platform's own translation of ``text`` when it is still a standard text (the
+    default guidelines, unedited), else None."""
+    if field != "guidelines" or _lines(text) != _lines(DEFAULT_GUIDELINES):
+        return None
+    return DEFAULT_GUIDELINES_TRANSLATIONS.get(language)
+
+
+def _lines(text: str) -> str:
+    # A textarea sends the text back with CRLF line ends: the same guidelines all the same.
+    return "\n".join(line.rstrip() for line in (text or "").strip().splitlines())
+
 
 class CategoryDefault(NamedTuple):
     key: str

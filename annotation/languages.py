@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
+from annotation.defaults import standard_text_in
 from annotation.models import Project
 
 PROJECT_TEXTS = ("title", "description", "guidelines")
@@ -64,8 +65,14 @@ def clean_translations(value, fields: tuple[str, ...]) -> dict[str, dict[str, st
 
 
 def text_in(obj, field: str, language: str) -> str:
-    """``obj.field`` in ``language``: its translation if given, else the field's own text."""
-    return ((obj.translations or {}).get(language) or {}).get(field) or getattr(obj, field)
+    """``obj.field`` in ``language``: its translation if given, else the platform's own
+    translation of a standard text left as it was (the default guidelines), else the
+    field's own text."""
+    given = ((obj.translations or {}).get(language) or {}).get(field)
+    if given:
+        return given
+    own = getattr(obj, field)
+    return standard_text_in(field, own, language) or own
 
 
 def show_in(objects, fields: tuple[str, ...], language: str):

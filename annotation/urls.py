@@ -99,6 +99,7 @@ urlpatterns = [
     path("projects/<slug:slug>/", researcher.project_detail, name="project-detail"),
     path("projects/<slug:slug>/settings/", researcher.project_settings, name="project-settings"),
     path("projects/<slug:slug>/import/", researcher.project_import, name="project-import"),
+    path("projects/<slug:slug>/imports/<int:pk>/", researcher.import_detail, name="import-detail"),
     path("projects/<slug:slug>/items/", researcher.project_items, name="project-items"),
     path("projects/<slug:slug>/items/<int:pk>/", researcher.item_detail, name="item-detail"),
     path(

@@ -209,6 +209,15 @@ class RoundInputSerializer(serializers.Serializer):
     )
 
 
+class LabelsExcludedSerializer(serializers.Serializer):
+    code = serializers.CharField(
+        help_text="blocked: a researcher blocked the annotator and has not included their "
+        "labels again (labels_included false); eliminated: the annotator did not qualify "
+        "(false); not_qualified_yet: still taking the qualification rounds (null).",
+    )
+    text = serializers.CharField(help_text="The reason in words, for display.")
+
+
 class QualificationRowSerializer(serializers.Serializer):
     annotator = serializers.CharField(source="annotator.username")
     state = serializers.CharField(
@@ -222,7 +231,16 @@ class QualificationRowSerializer(serializers.Serializer):
         source="qualification.control_accuracy", default=None, allow_null=True
     )
     labels_included = serializers.BooleanField(
-        source="qualification.labels_included", default=False
+        allow_null=True,
+        help_text="Whether this annotator's labels (outside control items) count in agreement, "
+        "aggregation and exports: true, false, or null while not decided yet (the project has "
+        "qualification rounds the annotator has not passed or failed). "
+        "labels_excluded_because says why not.",
+    )
+    labels_excluded_because = LabelsExcludedSerializer(
+        allow_null=True,
+        help_text="Why the labels do not count (false) or do not count yet (null); null when "
+        "they count.",
     )
 
 

@@ -257,7 +257,7 @@ class ExportView(APIView):
         export = project_export(
             project=project,
             fmt=fmt,
-            labels=None if fmt.startswith("labels-") else labels,
+            labels=labels,
             include_excluded=include,
             base_url=request.build_absolute_uri("/").rstrip("/"),
             method=form.validated_data.get("method"),

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from analysis.aggregation import METHODS
 from annotation.services.reports import LABEL_SOURCES
+from annotation.services.reports.aggregate import UNKNOWN_LABEL_SOURCE
 from core.api.serializers import JobSerializer
 
 
@@ -13,7 +14,13 @@ class ReportQuerySerializer(serializers.Serializer):
         choices=LABEL_SOURCES,
         required=False,
         help_text="annotators (their majority vote) or reference (imported labels). "
-        "Default: annotators' once there are any.",
+        "Default: annotators' once there are any. The raw label files (labels-csv, "
+        "labels-jsonl) are the annotators' unless reference is given.",
+        error_messages={
+            "invalid_choice": UNKNOWN_LABEL_SOURCE.replace("{value}", "{input}").replace(
+                "{allowed}", ", ".join(LABEL_SOURCES)
+            )
+        },
     )
     include_excluded = serializers.BooleanField(
         required=False,

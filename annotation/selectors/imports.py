@@ -7,7 +7,7 @@ others: each sees only their own uploads and how they went.
 from __future__ import annotations
 
 from annotation.caption_formats import Problem
-from annotation.models import Project
+from annotation.models import ImportBatch, Project
 from core.models import Job, User
 
 # The kind of the background job that imports captions, under which it is registered and listed.
@@ -47,3 +47,12 @@ def job_problems(job: Job) -> list[Problem]:
         Problem(p.get("row"), p.get("id", ""), p.get("field", ""), p.get("reason", ""))
         for p in (job.result or {}).get("problems", [])
     ]
+
+
+def import_batch(*, project: Project, pk: int) -> ImportBatch | None:
+    """One import of ``project``, accepted or rejected, with every problem it reported.
+
+    Unlike the jobs above, an import is the project's record: every researcher who may see
+    the project may read it (the history lists them all).
+    """
+    return ImportBatch.objects.filter(project=project, pk=pk).select_related("created_by").first()

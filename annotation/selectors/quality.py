@@ -80,11 +80,40 @@ def counted_label_sets(project: Project, *, include_excluded: bool = False):
     return label_sets
 
 
+# Why an annotator's labels are not (or not yet) data, for researchers: code -> text.
+LABELS_EXCLUDED_BECAUSE = {
+    "blocked": "A researcher blocked this annotator; their labels are left out until a "
+    "researcher includes them again.",
+    "eliminated": "This annotator did not qualify; their labels are left out.",
+    "not_qualified_yet": "This annotator has not passed the qualification rounds yet; their "
+    "labels count once they qualify, and are left out if they do not.",
+}
+
+
+def labels_verdict(q: Qualification | None, *, has_rounds: bool) -> tuple[bool | None, str]:
+    """Whether an annotator's (non-control) labels are data, as counted_label_sets decides:
+    (True, ""), (False, code) or, while the rounds are still to decide, (None, code); the
+    code is a key of LABELS_EXCLUDED_BECAUSE. Paused annotators still count."""
+    if q is not None and q.work_state == Work.BLOCKED and not q.labels_included:
+        return False, "blocked"
+    if not has_rounds or (q is not None and (q.state == State.QUALIFIED or q.labels_included)):
+        return True, ""
+    if q is not None and q.state == State.ELIMINATED:
+        return False, "eliminated"
+    return None, "not_qualified_yet"
+
+
+# The exports' excluded_because keeps its two words for annotators whose labels are left out.
+_EXPORT_FLAGS = {"blocked": "blocked", "eliminated": "not_qualified",
+                 "not_qualified_yet": "not_qualified"}  # fmt: skip
+
+
 def label_set_flags(project: Project) -> dict[int, str]:
     """Why label sets do not count: {label set id: "control" | "blocked" | "not_qualified"}."""
     flags: dict[int, str] = {}
     states = {q.annotator_id: q for q in Qualification.objects.filter(project=project)}
     rounds = _has_rounds(project)
+    verdicts = {}
     gold_items = set(GoldItem.objects.filter(project=project).values_list("item_id", flat=True))
     rows = (
         LabelSet.objects.filter(project=project)
@@ -93,13 +122,14 @@ def label_set_flags(project: Project) -> dict[int, str]:
         .iterator(chunk_size=5000)
     )
     for pk, item_id, annotator_id in rows:
-        q = states.get(annotator_id)
         if item_id in gold_items:
             flags[pk] = "control"
-        elif q is not None and q.work_state == Work.BLOCKED and not q.labels_included:
-            flags[pk] = "blocked"
-        elif rounds and not (q and (q.state == State.QUALIFIED or q.labels_included)):
-            flags[pk] = "not_qualified"
+            continue
+        if annotator_id not in verdicts:
+            verdicts[annotator_id] = labels_verdict(states.get(annotator_id), has_rounds=rounds)
+        included, because = verdicts[annotator_id]
+        if not included:
+            flags[pk] = _EXPORT_FLAGS[because]
     return flags
 
 
@@ -156,6 +186,10 @@ def funnel(project: Project) -> list[FunnelStep]:
     return steps
 
 
+def _because(code: str) -> dict | None:
+    return {"code": code, "text": LABELS_EXCLUDED_BECAUSE[code]} if code else None
+
+
 def quality_rows(project: Project) -> list[dict]:
     """One row per member: standing (a key of STANDING_LABELS and its label), rounds, controls."""
     from annotation.selectors.attempts import STANDING_LABELS, standing_key
@@ -170,6 +204,7 @@ def quality_rows(project: Project) -> list[dict]:
     for member in ProjectMember.objects.filter(project=project).select_related("annotator"):
         q = quals.get(member.annotator_id)
         key = standing_key(q, rounds, policy)
+        included, because = labels_verdict(q, has_rounds=bool(rounds))
         rows.append(
             {
                 "annotator": member.annotator,
@@ -178,6 +213,8 @@ def quality_rows(project: Project) -> list[dict]:
                 "state_label": STANDING_LABELS[key],
                 "work_state": q.work_state if q else Work.ACTIVE,
                 "attempts": list(q.attempts.all()) if q else [],
+                "labels_included": included,
+                "labels_excluded_because": _because(because),
             }
         )
     return rows

@@ -1,10 +1,10 @@
 """Small display helpers for annotation pages."""
 
-from decimal import Decimal
-
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+
+from core.templatetags.money import money
 
 register = template.Library()
 
@@ -53,13 +53,5 @@ def duration(seconds) -> str:
     return f"{secs} s"
 
 
-_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
-
-
-@register.filter
-def money(amount, currency="USD") -> str:
-    if amount is None:
-        return "—"
-    value = Decimal(amount).quantize(Decimal("0.01"))
-    symbol = _SYMBOLS.get(currency)
-    return f"{symbol}{value:,}" if symbol else f"{value:,} {currency}"
+# Annotator pages load their helpers from here; money is written the one way core defines.
+register.filter("money", money)

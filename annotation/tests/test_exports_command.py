@@ -68,7 +68,6 @@ def test_output_goes_to_a_file(project, labelled, tmp_path):
     ("args", "message"),
     [
         (["missing", "--format", "chocolate"], "No annotation project"),
-        (["{slug}", "--format", "labels-csv", "--labels", "reference"], "--labels applies"),
         (["{slug}", "--format", "chocolate", "--output", "/no/such/dir/x.json"], "no such"),
     ],
 )

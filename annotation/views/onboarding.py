@@ -22,8 +22,9 @@ from core.security import sign_up_throttled
 
 @annotator_required
 def home(request):
-    projects = list(Project.objects.joined_by(request.user).order_by("title"))
-    # The card texts are translated as they are made, so they are made in the page's language.
+    projects = [shown(p) for p in Project.objects.joined_by(request.user).order_by("title")]
+    # The card texts are translated as they are made, so they are made in the page's language;
+    # each project's title and description are its own, in its language (shown()).
     with speaking(request, reader_language(request, {p.language for p in projects})):
         cards = [annotator_card(project=p, annotator=request.user) for p in projects]
         response = render(request, "annotation/home.html", {"cards": cards, "projects": projects})

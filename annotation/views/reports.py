@@ -21,7 +21,7 @@ from annotation.services.exports import (
     table_csv,
 )
 from annotation.services.reports import (
-    LABEL_SOURCES,
+    check_label_source,
     project_tie_rule_set,
     report_latest,
     report_refresh,
@@ -35,10 +35,13 @@ def _visible(request, slug: str) -> Project:
     return get_object_or_404(Project.objects.visible_to(request.user), slug=slug)
 
 
+def _asked_source(request) -> str | None:
+    """The label source the request names (a 400 for one there is not), else None."""
+    return check_label_source(request.GET.get("labels") or request.POST.get("labels") or None)
+
+
 def _variant(request, project: Project) -> tuple[str, bool]:
-    source = request.GET.get("labels") or request.POST.get("labels") or ""
-    if source not in LABEL_SOURCES:
-        source = default_label_source(project)
+    source = _asked_source(request) or default_label_source(project)
     include = (request.GET.get("include") or request.POST.get("include")) == "all"
     return source, include
 
@@ -298,7 +301,8 @@ def project_download(request, slug: str, fmt: str):
         export = project_export(
             project=project,
             fmt=fmt,
-            labels=None if fmt.startswith("labels-") else labels,
+            # Raw labels are the annotators' unless the reference labels are named.
+            labels=_asked_source(request) if fmt.startswith("labels-") else labels,
             include_excluded=include,
             base_url=request.build_absolute_uri("/").rstrip("/"),
             method=request.GET.get("method") or None,

@@ -28,6 +28,7 @@ from annotation.selectors import (
 from annotation.selectors.imports import (
     caption_import_job,
     caption_import_jobs_pending,
+    import_batch,
     job_problems,
 )
 from annotation.services import (
@@ -190,6 +191,16 @@ def project_import(request, slug: str):
         },
         status=400 if problems is not None and request.method == "POST" else 200,
     )
+
+
+@researcher_required
+def import_detail(request, slug: str, pk: int):
+    """One import from the history: its state, counts and every problem, to read again later."""
+    project = _visible(request, slug)
+    batch = import_batch(project=project, pk=pk)
+    if batch is None:
+        raise Http404("No such import.")
+    return render(request, "annotation/import_detail.html", {"project": project, "batch": batch})
 
 
 @researcher_required

@@ -24,8 +24,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--labels",
             choices=["annotators", "reference"],
-            help="For chocolate and report-json: the annotators' aggregated labels or the "
-            "imported reference labels (default: annotators' once there are any).",
+            help="The annotators' labels (aggregated for chocolate, report-json and dataset-zip) "
+            "or the imported reference labels (default: annotators' once there are any; "
+            "labels-csv and labels-jsonl: the annotators' unless reference is given).",
         )
         parser.add_argument(
             "--method",
@@ -52,11 +53,6 @@ class Command(BaseCommand):
         target = Project.objects.filter(slug=project).first()
         if target is None:
             raise CommandError(f"No annotation project with slug {project!r}.")
-        if labels and fmt.startswith("labels-"):
-            raise CommandError(
-                "--labels applies to chocolate and report-json; raw label exports always hold "
-                "the annotators' own labels."
-            )
         if fmt == "dataset-zip" and not output:
             raise CommandError("dataset-zip writes a zip: give --output FILE.")
         try:

@@ -16,7 +16,7 @@ from annotation.services.exports.dataset import dataset_zip_bytes
 from annotation.services.exports.labels import labels_csv_chunks, labels_jsonl_chunks
 from annotation.services.exports.report import report_document
 from annotation.services.reports import (
-    LABEL_SOURCES,
+    check_label_source,
     report_compute,
     report_latest,
     report_store,
@@ -85,7 +85,8 @@ def project_export(
     base_url: str = "",
     method: str | None = None,
 ) -> ExportFile:
-    """The file of ``fmt`` for ``project``; raw label formats take no label source.
+    """The file of ``fmt`` for ``project``; raw label formats are the annotators' unless
+    ``labels`` is "reference" (the imported labels in the same columns).
 
     ``method`` aggregates the annotators' labels (default: the project's method).
     When a method is chosen here or on the project, the files carry it and the
@@ -95,21 +96,23 @@ def project_export(
         raise ValidationError(
             {"format": [f"Unknown export format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}."]}
         )
-    if labels is not None and labels not in LABEL_SOURCES:
-        raise ValidationError({"labels": ["Choose annotators or reference labels."]})
+    check_label_source(labels)
     if method is not None and method not in METHODS:
         raise ValidationError({"method": [f"Choose one of {', '.join(METHODS)}."]})
     carry = method is not None or project.aggregation_method != "majority"
     chosen = (method or project.aggregation_method) if carry else None
     slug, suffix = project.slug, f"-{chosen}" if carry else ""
-    if fmt == "labels-csv":
-        chunks = labels_csv_chunks(project=project, method=chosen)
-        return ExportFile(f"{slug}-labels{suffix}.csv", "text/csv", in_one_transaction(chunks))
-    if fmt == "labels-jsonl":
-        chunks = labels_jsonl_chunks(project=project, method=chosen)
-        return ExportFile(
-            f"{slug}-labels{suffix}.jsonl", "application/x-ndjson", in_one_transaction(chunks)
-        )
+    if fmt in ("labels-csv", "labels-jsonl"):
+        # Raw labels are the annotators' unless the reference labels are asked for by name.
+        if labels == "reference":
+            chosen, name = None, f"{slug}-reference-labels"
+        else:
+            name = f"{slug}-labels{suffix}"
+        writer = labels_csv_chunks if fmt == "labels-csv" else labels_jsonl_chunks
+        chunks = writer(project=project, method=chosen, labels=labels or "annotators")
+        if fmt == "labels-csv":
+            return ExportFile(f"{name}.csv", "text/csv", in_one_transaction(chunks))
+        return ExportFile(f"{name}.jsonl", "application/x-ndjson", in_one_transaction(chunks))
     labels = labels or default_label_source(project)
     if fmt == "dataset-zip":
         data = dataset_zip_bytes(

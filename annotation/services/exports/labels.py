@@ -7,6 +7,9 @@ aggregation and agreement, the reason. With an aggregation method chosen,
 each row also carries the method, the sentence's aggregated label for the
 category and its posterior P(label = 1) (AGGREGATE_COLUMNS; empty where no
 counted label set decided the sentence).
+
+With ``labels="reference"`` the rows are the imported reference labels instead, in the
+same columns: the annotator is "reference", with no label set, state or times.
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from annotation.models import Project
 from annotation.selectors.agreement import (
     annotator_pseudonyms,
     annotator_states,
+    item_ids,
     label_set_flags,
     label_set_rows,
+    reference_labels,
     report_categories,
 )
 from annotation.services.reports.aggregate import aggregated_with_posteriors
@@ -84,6 +89,40 @@ def label_rows(*, project: Project, method: str | None = None) -> Iterator[dict]
                 yield row
 
 
+REFERENCE_ANNOTATOR = "reference"
+
+
+def reference_label_rows(*, project: Project) -> Iterator[dict]:
+    """The imported reference labels as rows of LABEL_COLUMNS, item by item."""
+    keys = [c.key for c in report_categories(project)]
+    external = item_ids(project)
+    for item_id, labels in sorted(reference_labels(project).items()):
+        for sentence, marked in enumerate(labels):
+            marked = set(marked)
+            for key in keys:
+                yield {
+                    "item": external.get(item_id, ""),
+                    "sentence": sentence,
+                    "category": key,
+                    "value": key in marked,
+                    "annotator": REFERENCE_ANNOTATOR,
+                    "annotator_state": "",
+                    "label_set": None,
+                    # Reference labels are the data as imported: nothing leaves them out.
+                    "counted": True,
+                    "excluded_because": "",
+                    "active_seconds": None,
+                    "leased_at": "",
+                    "submitted_at": "",
+                }
+
+
+def _rows(project: Project, labels: str, method: str | None) -> Iterator[dict]:
+    if labels == "reference":
+        return reference_label_rows(project=project)
+    return label_rows(project=project, method=method)
+
+
 def _aggregate_cells(method: str, aggregate, sentence: int, column: int) -> dict:
     value = p = None
     if aggregate is not None and sentence < len(aggregate[0]):
@@ -94,13 +133,17 @@ def _aggregate_cells(method: str, aggregate, sentence: int, column: int) -> dict
 
 
 def labels_csv_chunks(
-    *, project: Project, method: str | None = None, rows_per_chunk: int = 2000
+    *,
+    project: Project,
+    method: str | None = None,
+    labels: str = "annotators",
+    rows_per_chunk: int = 2000,
 ) -> Iterator[str]:
     buffer = io.StringIO()
     columns = LABEL_COLUMNS + (AGGREGATE_COLUMNS if method is not None else ())
     writer = csv_dict_writer(buffer, columns, lineterminator="\n")
     writer.writeheader()
-    for n, row in enumerate(label_rows(project=project, method=method), start=1):
+    for n, row in enumerate(_rows(project, labels, method), start=1):
         row = {**row, "value": int(row["value"]), "counted": int(row["counted"])}
         if method is not None:
             aggregated = row["aggregated"]
@@ -115,10 +158,14 @@ def labels_csv_chunks(
 
 
 def labels_jsonl_chunks(
-    *, project: Project, method: str | None = None, rows_per_chunk: int = 2000
+    *,
+    project: Project,
+    method: str | None = None,
+    labels: str = "annotators",
+    rows_per_chunk: int = 2000,
 ) -> Iterator[str]:
     lines = []
-    for row in label_rows(project=project, method=method):
+    for row in _rows(project, labels, method):
         lines.append(json.dumps(row, ensure_ascii=False))
         if len(lines) >= rows_per_chunk:
             yield "\n".join(lines) + "\n"

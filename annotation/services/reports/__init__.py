@@ -3,6 +3,7 @@
 from annotation.services.reports.aggregate import (
     LABEL_SOURCES,
     aggregated_labels,
+    check_label_source,
     labels_from_votes,
     votes_frame,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "REPORT_JOB",
     "ComputedReport",
     "aggregated_labels",
+    "check_label_source",
     "labelled_records",
     "labels_from_votes",
     "project_tie_rule_set",

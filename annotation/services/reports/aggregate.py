@@ -26,11 +26,24 @@ from annotation.services.reports.methods import (
     method_aggregate,
     per_item,
 )
+from core.errors import ServiceError
 
 if TYPE_CHECKING:
     import pandas as pd
 
 LABEL_SOURCES = ("annotators", "reference")
+UNKNOWN_LABEL_SOURCE = "Unknown label source “{value}”; use one of: {allowed}."
+
+
+def check_label_source(value: str | None) -> str | None:
+    """``value`` if it names a label source (or is None), else a 400 naming those there are."""
+    if value is not None and value not in LABEL_SOURCES:
+        raise ServiceError(
+            UNKNOWN_LABEL_SOURCE.format(value=value, allowed=", ".join(LABEL_SOURCES)),
+            code="unknown_label_source",
+            errors={"labels": [f"Use one of: {', '.join(LABEL_SOURCES)}."]},
+        )
+    return value
 
 
 def votes_frame(decisions: LabelDecisions, *, tie: str) -> pd.DataFrame:
