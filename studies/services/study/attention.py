@@ -125,7 +125,8 @@ def attention_check_delete_problem(check: AttentionCheck) -> str | None:
     return (
         f"{shown} pilot or preview session{plural} {'were' if plural else 'was'} shown this "
         f"check ({answered} answered it). Deleting it would lose what they recorded, so it "
-        "stays; delete the pilot and preview sessions first (on the study's overview)."
+        "stays. Clear the test sessions first (“Delete pilot and preview sessions” on the "
+        "study's overview)."
     )
 
 
