@@ -3,6 +3,7 @@ and what follows, POST deletes), so they work without JavaScript; what the model
 refused with a message that says why."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils.html import escape
 
@@ -137,3 +138,22 @@ def test_deleting_a_chart_set_or_a_pair_asks_first_and_refuses_what_a_study_uses
     assert not Question.objects.filter(chart_set=unused, code=free).exists()
     assert signed_in.post(set_url)["Location"] == reverse("studies:library")
     assert not ChartSet.objects.filter(pk=unused.pk).exists()
+
+
+def test_removing_the_instructions_video_asks_first_and_removes_on_post(signed_in, researcher):
+    study = make_study(researcher, status=Study.Status.DRAFT)
+    edit = reverse("studies:edit", args=[study.slug])
+    mp4 = SimpleUploadedFile("intro.mp4", b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 64)
+    signed_in.post(edit, {"action": "video", "video": mp4})
+    url = reverse("studies:video-remove", args=[study.slug])
+    assert f'href="{url}"' in signed_in.get(edit).content.decode()
+
+    page = signed_in.get(url).content.decode()
+    assert "Remove the instructions video?" in page and 'id="confirm-delete"' in page
+    study.refresh_from_db()
+    assert study.instructions_video
+
+    assert signed_in.post(url)["Location"] == edit
+    study.refresh_from_db()
+    assert not study.instructions_video
+    assert "This study has no instructions video." in signed_in.get(url).content.decode()

@@ -176,10 +176,6 @@ def study_edit(request, slug: str):
                     )
                     messages.success(request, "Video saved.")
                     return redirect("studies:edit", slug=study.slug)
-            elif action == "remove-video":
-                setup.study_video_clear(study=study, actor=request.user)
-                messages.success(request, "Video removed.")
-                return redirect("studies:edit", slug=study.slug)
             else:
                 form = StudySettingsForm(request.POST, study=study)
                 if form.is_valid():
@@ -206,6 +202,35 @@ def study_edit(request, slug: str):
         "studies/study/edit.html",
         {"study": study, "form": form, "groups": groups, "video_form": video_form},
     )
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_video_remove(request, slug: str):
+    """GET: what removing the instructions video means; POST: remove it."""
+    study = _study(request, slug)
+    if request.method == "POST":
+        setup.study_video_clear(study=study, actor=request.user)
+        messages.success(request, "Video removed.")
+        return redirect("studies:edit", slug=study.slug)
+    context = {
+        "study": study,
+        "heading": "Remove the instructions video?",
+        "intro": f"Instructions of “{study.title}”",
+        "facts": [("Video", study.instructions_video.name.rsplit("/", 1)[-1])]
+        if study.instructions_video
+        else [],
+        "consequences": [
+            "The file is deleted; participants who start from now on read the instructions "
+            "text only.",
+            "Upload it again on the settings page to bring it back.",
+        ],
+        "problem": "" if study.instructions_video else "This study has no instructions video.",
+        "button": "Remove the video",
+        "cancel_url": reverse("studies:edit", args=[study.slug]),
+        "back_label": "Back to the settings",
+    }
+    return _confirm_delete(request, context)
 
 
 @researcher_required
