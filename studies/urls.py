@@ -49,6 +49,7 @@ urlpatterns = [
     path("study/", study.study_list, name="list"),
     path("study/<slug:slug>/", study.study_detail, name="detail"),
     path("study/<slug:slug>/edit/", study.study_edit, name="edit"),
+    path("study/<slug:slug>/video/remove/", study.study_video_remove, name="video-remove"),
     path("study/<slug:slug>/planner/", planner.study_planner, name="planner"),
     path("study/<slug:slug>/pairs/", study.study_pairs, name="pairs"),
     path("study/<slug:slug>/checks/", study.study_checks, name="checks"),

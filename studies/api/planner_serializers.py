@@ -26,6 +26,16 @@ class PlanSerializer(serializers.Serializer):
     cost = serializers.FloatField(help_text="recruit x pay.")
     exclusion_rate = serializers.FloatField()
     exclusion_source = serializers.CharField()
+    exclusion_rate_uncertain = serializers.BooleanField(
+        help_text="The rate is a rough guess: from fewer than 5 finished pilot sessions, or "
+        "CHARTOM's because the pilot excluded every session (exclusion_note says which)."
+    )
+    exclusion_pilot_sessions = serializers.IntegerField(
+        help_text="Finished pilot sessions the rate was estimated from (0: entered, or no pilot)."
+    )
+    exclusion_note = serializers.CharField(
+        allow_blank=True, help_text="What to know about the rate; empty when nothing."
+    )
     basis = serializers.CharField(help_text="Which chart or pair sets the number.")
     table_1_groups = serializers.ListField(child=serializers.CharField())
     groups_not_in_table_1 = serializers.ListField(child=serializers.CharField())

@@ -58,17 +58,37 @@ CHART_PARAMS: dict[str, tuple[str, ...]] = {"pie": ("value_labels",)}
 class SpecProblem:
     field: str
     message: str
+    # 0-based place of the spec in its list (None for a lone spec); people read it 1-based.
     index: int | None = None
     spec_id: str = ""
 
+    @property
+    def where(self) -> str:
+        """ "Spec 2 (G1_Q2)": the spec as a person counts it, or "" for a lone spec."""
+        if self.index is None:
+            return ""
+        return f"Spec {self.index + 1}" + (f" ({self.spec_id})" if self.spec_id else "")
+
+    @property
+    def detail(self) -> str:
+        return f"{self.field}: {self.message}"
+
     def __str__(self) -> str:
-        where = ""
-        if self.index is not None:
-            where = f"spec {self.index}"
-            if self.spec_id:
-                where += f" ({self.spec_id})"
-            where += ": "
-        return f"{where}{self.field}: {self.message}"
+        return f"{self.where}: {self.detail}" if self.where else self.detail
+
+
+def problem_messages(problems: Sequence[SpecProblem]) -> list[str]:
+    """One message per spec, naming it once: "Spec 2 (G1_Q2): chart_type: ...; title: required".
+
+    A list of twenty specs with three problems each reads as twenty lines, not sixty
+    lines that each repeat which spec they are about."""
+    grouped: dict[str, list[str]] = {}
+    for problem in problems:
+        grouped.setdefault(problem.where, []).append(problem.detail)
+    return [
+        f"{where}: {'; '.join(details)}" if where else "; ".join(details)
+        for where, details in grouped.items()
+    ]
 
 
 class SpecError(ValueError):
@@ -78,9 +98,22 @@ class SpecError(ValueError):
         super().__init__(message)
         self.problems = list(problems)
 
+    @classmethod
+    def of(cls, problems: Sequence[SpecProblem]) -> SpecError:
+        """The error for these problems, its message one sentence per spec."""
+        return cls(" ".join(_sentence(m) for m in problem_messages(problems)), problems)
+
     @property
     def fields(self) -> list[str]:
         return [p.field for p in self.problems]
+
+    @property
+    def messages(self) -> list[str]:
+        return problem_messages(self.problems) or [str(self)]
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 @dataclass(frozen=True)

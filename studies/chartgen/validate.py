@@ -369,7 +369,7 @@ def spec_from_dict(raw: Any) -> ChartSpec:
     problems: list[SpecProblem] = []
     spec = parse_spec(raw, problems)
     if problems or spec is None:
-        raise SpecError("; ".join(str(p) for p in problems), problems)
+        raise SpecError.of(problems)
     return spec
 
 
@@ -382,13 +382,11 @@ def load_specs(source: str | Path | Sequence[Mapping[str, Any]]) -> list[ChartSp
         try:
             raw = json_input.loads(Path(source).read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            problem = SpecProblem("file", f"invalid JSON: {exc}")
-            raise SpecError(str(problem), [problem]) from exc
+            raise SpecError.of([SpecProblem("file", f"invalid JSON: {exc}")]) from exc
     else:
         raw = source
     if not isinstance(raw, list):
-        problem = SpecProblem("file", "expected a list of chart specs")
-        raise SpecError(str(problem), [problem])
+        raise SpecError.of([SpecProblem("file", "expected a list of chart specs")])
 
     specs: list[ChartSpec] = []
     problems: list[SpecProblem] = []
@@ -400,11 +398,13 @@ def load_specs(source: str | Path | Sequence[Mapping[str, Any]]) -> list[ChartSp
         spec_id = spec_id if isinstance(spec_id, str) else ""
         problems.extend(SpecProblem(p.field, p.message, index, spec_id) for p in own)
         if spec_id and spec_id in seen:
-            problems.append(SpecProblem("id", f"duplicate of spec {seen[spec_id]}", index, spec_id))
+            problems.append(
+                SpecProblem("id", f"duplicate of spec {seen[spec_id] + 1}", index, spec_id)
+            )
         elif spec_id:
             seen[spec_id] = index
         if spec is not None and not own:
             specs.append(spec)
     if problems:
-        raise SpecError("; ".join(str(p) for p in problems), problems)
+        raise SpecError.of(problems)
     return specs

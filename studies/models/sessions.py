@@ -154,6 +154,19 @@ class ParticipantSession(models.Model):
         return self.is_pilot or self.is_preview
 
     @property
+    def number_label(self) -> str:
+        """The number as researchers read it: pilot and preview sessions count apart from the
+        live sample (studies.services.sessions.start), so their numbers repeat live ones and
+        are always named with their kind ("pilot 2"); a live participant is just "2"."""
+        if self.number is None:
+            return ""
+        if self.is_preview:
+            return f"preview {self.number}"
+        if self.is_pilot:
+            return f"pilot {self.number}"
+        return str(self.number)
+
+    @property
     def is_active(self) -> bool:
         return self.status == self.Status.IN_PROGRESS
 

@@ -20,6 +20,9 @@ Status = ParticipantSession.Status
 FINISHED = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
 # CHARTOM excluded 10 of the 78 people it recruited (seed 000): the default without a pilot.
 CHARTOM_EXCLUSION_RATE = round(10 / 78, 3)
+# Below this many finished pilot sessions their exclusion rate is a rough guess: with 4
+# sessions each one moves it by 25 points, and one excluded person reads as 25% or 100%.
+MIN_PILOT_SESSIONS = 5
 
 
 class PlanProblem(ServiceError):
@@ -127,27 +130,72 @@ def _power(inp: PlanInput, found) -> dict:
     return {**plan, "basis": basis, "svg": svg}
 
 
+@dataclasses.dataclass(frozen=True)
+class ExclusionRate:
+    """The exclusion rate a plan uses, where it came from, and how far to trust it."""
+
+    rate: float
+    source: str
+    pilot_sessions: int = 0  # finished pilot sessions it was estimated from
+    uncertain: bool = False
+    note: str = ""
+
+
+def plan_exclusion_rate(study: Study, entered: float | None) -> ExclusionRate:
+    """The entered rate, else the pilot's (a rough guess under MIN_PILOT_SESSIONS), else CHARTOM's."""
+    if entered is not None:
+        return ExclusionRate(entered, "as entered")
+    rate, pilots = pilot_exclusion(study)
+    if rate is None:
+        return ExclusionRate(CHARTOM_EXCLUSION_RATE, "CHARTOM's (10 of 78 excluded); no pilot yet")
+    sessions = f"{pilots} finished pilot session{'s' if pilots != 1 else ''}"
+    if rate >= 1:
+        # Nobody would ever be included at this rate, so it plans nothing; it usually means
+        # a rule that is too strict or a pilot run by hand, which the researcher should see.
+        return ExclusionRate(
+            CHARTOM_EXCLUSION_RATE,
+            "CHARTOM's (10 of 78 excluded), because the pilot excluded everyone",
+            pilot_sessions=pilots,
+            uncertain=True,
+            note=(
+                f"The study's exclusion rules excluded all {sessions}, so the pilot cannot "
+                "give an exclusion rate and the plan uses CHARTOM's instead. Check why on "
+                "the overview (each session's exclusion preview), or enter the rate you expect."
+            ),
+        )
+    if pilots < MIN_PILOT_SESSIONS:
+        return ExclusionRate(
+            rate,
+            f"from only {sessions}: a rough guess",
+            pilot_sessions=pilots,
+            uncertain=True,
+            note=(
+                f"The exclusion rate comes from only {sessions}, so it is a rough guess: "
+                f"each session moves it by {100 / pilots:.0f} points. Run at least "
+                f"{MIN_PILOT_SESSIONS} pilot sessions, or enter the rate you expect."
+            ),
+        )
+    return ExclusionRate(rate, f"from {sessions}", pilot_sessions=pilots)
+
+
 def study_plan(study: Study, inp: PlanInput) -> dict:
     """Participants needed (included and to recruit), cost, the curve and the assumptions."""
     found, missing = table_1_pairs(study)
-    rate, pilots = inp.exclusion_rate, 0
-    source = "as entered"
-    if rate is None:
-        rate, pilots = pilot_exclusion(study)
-        source = f"from {pilots} finished pilot session{'s' if pilots != 1 else ''}"
-        if rate is None:
-            rate, source = CHARTOM_EXCLUSION_RATE, "CHARTOM's (10 of 78 excluded); no pilot yet"
+    exclusion = plan_exclusion_rate(study, inp.exclusion_rate)
     plan = _precision(inp, found, missing) if inp.mode == "precision" else _power(inp, found)
     try:
-        cost = planning.plan_cost(plan["included"], rate, inp.pay)
+        cost = planning.plan_cost(plan["included"], exclusion.rate, inp.pay)
     except ValueError as exc:
         raise PlanProblem(str(exc)) from None
     return {
         **plan,
         **cost,
         "mode": inp.mode,
-        "exclusion_rate": rate,
-        "exclusion_source": source,
+        "exclusion_rate": exclusion.rate,
+        "exclusion_source": exclusion.source,
+        "exclusion_rate_uncertain": exclusion.uncertain,
+        "exclusion_pilot_sessions": exclusion.pilot_sessions,
+        "exclusion_note": exclusion.note,
         "table_1_groups": [c for c, _p1, _p2 in found],
         "groups_not_in_table_1": missing,
     }

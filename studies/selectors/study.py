@@ -88,6 +88,30 @@ def study_has_live_sessions(study: Study) -> bool:
     return ParticipantSession.objects.counted().filter(study=study).exists()
 
 
+@dataclass(frozen=True)
+class PilotSessionCounts:
+    """What "Delete pilot and preview sessions" would delete."""
+
+    pilot: int
+    preview: int
+    answers: int
+
+    @property
+    def sessions(self) -> int:
+        return self.pilot + self.preview
+
+
+def study_test_sessions(study: Study) -> PilotSessionCounts:
+    tests = ParticipantSession.objects.filter(study=study).filter(
+        Q(is_pilot=True) | Q(is_preview=True)
+    )
+    counts = tests.aggregate(
+        pilot=Count("id", filter=Q(is_pilot=True)), preview=Count("id", filter=Q(is_preview=True))
+    )
+    answers = Response.objects.filter(session__in=tests).count()
+    return PilotSessionCounts(counts["pilot"], counts["preview"], answers)
+
+
 def study_design_locked(study: Study) -> bool:
     """The pairs, checks, seed and gap are fixed once real participants have started."""
     return study_has_live_sessions(study)

@@ -458,7 +458,20 @@ def test_load_specs_collects_every_problem_with_its_index_and_field():
         load_specs([good, bad_type, bad_answer, duplicate])
     found = [(p.index, p.field) for p in excinfo.value.problems]
     assert found == [(1, "chart_type"), (2, "answer"), (3, "id")]
-    assert "spec 1 (G1_Q2): chart_type" in str(excinfo.value)
+    assert "Spec 2 (G1_Q2): chart_type" in str(excinfo.value)
+
+
+def test_spec_problems_name_each_spec_once_counting_from_one():
+    two_wrong = make(id="G1_Q2", chart_type="donut", titel="typo")
+    with pytest.raises(SpecError) as excinfo:
+        load_specs([make(), two_wrong, make()])
+    messages = excinfo.value.messages
+    assert len(messages) == 2
+    assert messages[0].startswith("Spec 2 (G1_Q2): ") and messages[0].count("Spec") == 1
+    assert "titel: unknown field" in messages[0] and "chart_type: unknown chart type" in messages[0]
+    assert messages[1] == "Spec 3 (G1_Q1): id: duplicate of spec 1"
+    text = str(excinfo.value)
+    assert text.count("Spec 2") == 1 and "spec 0" not in text.lower()
 
 
 def test_load_specs_reports_a_file_that_is_not_a_list(tmp_path):

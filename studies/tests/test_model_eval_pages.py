@@ -75,6 +75,29 @@ def test_a_good_upload_redirects_with_coverage(client, researcher):
     assert not ModelAnswer.objects.exists()
 
 
+def test_removing_a_models_answers_is_confirmed_on_its_own_page(client, researcher):
+    study = make_study(researcher, pairs=3, checks=None)
+    client.force_login(researcher)
+    client.post(page(study), {"file": upload(full_rows("m1")[:2])})
+    url = reverse("studies:models-delete", args=[study.slug])
+    html = client.get(page(study)).content.decode()
+    assert (
+        f'<form method="get" action="{url}">' in html
+        and f'method="post" action="{url}"' not in html
+    )
+
+    confirm = client.get(url, {"model": "m1"})
+    text = confirm.content.decode()
+    assert confirm.status_code == 200 and "Remove the answers of m1?" in text
+    assert "Its 2 answers are deleted" in text and 'name="model" value="m1"' in text
+    assert ModelAnswer.objects.count() == 2
+    assert client.get(url, {"model": "nobody"}).status_code == 404
+
+    response = client.post(url, {"model": "m1"})
+    assert response["Location"] == page(study)
+    assert not ModelAnswer.objects.exists()
+
+
 def test_other_researchers_get_404_and_annotators_403(
     client, researcher, other_researcher, annotator
 ):

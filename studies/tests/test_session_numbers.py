@@ -3,8 +3,10 @@ balanced order of the real sample, and one live number means one participant eve
 
 import csv
 import io
+import re
 
 import pytest
+from django.urls import reverse
 
 from studies.models import ParticipantSession, Study
 from studies.ordering import CheckSlot, build_order
@@ -66,3 +68,21 @@ def test_an_export_gives_a_participant_number_only_to_live_participants(research
     # The pilot's own numbers (1 and 2) would read as the live participants 1 and 2.
     assert all(numbers[p] == {""} for p in tests)
     assert sorted(n for p, ns in numbers.items() if p not in tests for n in ns) == ["1", "2"]
+
+
+def test_the_researchers_pages_never_show_a_test_sessions_number_as_a_live_one(researcher, client):
+    study = make_study(researcher, pairs=3, status=Study.Status.PILOT)
+    pilot = _start(study, "pilot-1")
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.LIVE)
+    preview = _start(study, "", preview=True)
+    live = _start(study, "live-1")
+    assert (pilot.number, preview.number, live.number) == (1, 2, 1)
+
+    client.force_login(researcher)
+    page = client.get(reverse("studies:detail", args=[study.slug])).content.decode()
+    links = {int(pk): text for pk, text in re.findall(r'/participants/(\d+)/">([^<]*)</a>', page)}
+    assert links == {live.pk: "1", pilot.pk: "pilot 1", preview.pk: "preview 2"}
+    detail = client.get(reverse("studies:session", args=[study.slug, pilot.pk])).content.decode()
+    assert "<h1>Test session pilot 1 " in detail and "Participant 1" not in detail
+    detail = client.get(reverse("studies:session", args=[study.slug, live.pk])).content.decode()
+    assert "<h1>Participant 1 " in detail

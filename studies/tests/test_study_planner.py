@@ -88,3 +88,49 @@ def test_the_api_lists_each_groups_needs_when_planning_power(researcher, researc
     assert body["per_pair"] == [
         {"name": "G1", "p_plain": 0.51, "p_manipulated": 0.68, "n": body["included"]}
     ]
+
+
+def test_an_exclusion_rate_from_one_pilot_session_is_called_a_rough_guess(
+    researcher, client, researcher_api
+):
+    study = make_study(researcher, pairs=2, status="pilot", checks=(None,))
+    study_simulate(study=study, participants=1, seed=3, attention_fail_rate=0, timeout_rate=0)
+    plan = study_plan(study, PlanInput())
+    assert plan["exclusion_rate"] == 0
+    assert plan["exclusion_rate_uncertain"] is True and plan["exclusion_pilot_sessions"] == 1
+    assert "rough guess" in plan["exclusion_note"] and "at least 5" in plan["exclusion_note"]
+    client.force_login(researcher)
+    page = client.get(f"/studies/study/{study.slug}/planner/").content.decode()
+    assert 'id="exclusion-note"' in page and "a rough guess)" in page
+    body = researcher_api.post(f"/api/v1/studies/{study.slug}/plan/", {}, format="json").json()
+    assert body["exclusion_rate_uncertain"] is True and body["exclusion_pilot_sessions"] == 1
+    assert "rough guess" in body["exclusion_note"]
+    # An entered rate is the researcher's own: nothing to warn about.
+    entered = study_plan(study, PlanInput(exclusion_rate=0.2))
+    assert entered["exclusion_rate_uncertain"] is False and entered["exclusion_note"] == ""
+
+
+def test_five_pilot_sessions_give_a_rate_without_a_warning(researcher):
+    study = make_study(researcher, pairs=2, status="pilot", checks=(None,))
+    study_simulate(study=study, participants=5, seed=3, attention_fail_rate=0, timeout_rate=0)
+    plan = study_plan(study, PlanInput())
+    assert plan["exclusion_pilot_sessions"] == 5
+    assert plan["exclusion_rate_uncertain"] is False and plan["exclusion_note"] == ""
+
+
+def test_a_pilot_that_excluded_everyone_plans_with_a_note_instead_of_failing(
+    researcher, client, researcher_api
+):
+    study = make_study(researcher, pairs=2, status="pilot", checks=(None,))
+    study_simulate(study=study, participants=2, seed=3, attention_fail_rate=0, timeout_rate=1)
+    plan = study_plan(study, PlanInput(pay=2))
+    assert plan["exclusion_rate"] == CHARTOM_EXCLUSION_RATE
+    assert plan["recruit"] == math.ceil(93 / (1 - CHARTOM_EXCLUSION_RATE))
+    assert plan["exclusion_rate_uncertain"] is True and plan["exclusion_pilot_sessions"] == 2
+    assert "excluded all 2 finished pilot sessions" in plan["exclusion_note"]
+    client.force_login(researcher)
+    response = client.get(f"/studies/study/{study.slug}/planner/")
+    assert response.status_code == 200
+    assert "excluded all 2 finished pilot sessions" in response.content.decode()
+    api = researcher_api.post(f"/api/v1/studies/{study.slug}/plan/", {}, format="json")
+    assert api.status_code == 200 and "excluded all 2" in api.json()["exclusion_note"]

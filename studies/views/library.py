@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from core.decorators import researcher_required
 from studies.answer_types import question_key
@@ -24,9 +26,11 @@ from studies.services.library import (
     chart_image_replace,
     chartset_create,
     chartset_delete,
+    chartset_delete_problem,
     chartset_export_zip,
     manipulation_type_create,
     pair_delete,
+    pair_delete_problem,
     question_update,
 )
 from studies.views.library_forms import (
@@ -87,16 +91,38 @@ def chartset_detail(request, slug):
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def chartset_remove(request, slug):
+    """GET: what deleting the set takes with it (or why it cannot be); POST: delete it."""
     chart_set = chartset_get(user=request.user, slug=slug)
-    try:
-        chartset_delete(chart_set=chart_set, user=request.user)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-        return redirect("studies:chartset-detail", slug=slug)
-    messages.success(request, f"Chart set “{chart_set.title}” deleted.")
-    return redirect("studies:library")
+    if request.method == "POST":
+        try:
+            chartset_delete(chart_set=chart_set, user=request.user)
+        except ValidationError as exc:
+            problem = " ".join(exc.messages)
+        else:
+            messages.success(request, f"Chart set “{chart_set.title}” deleted.")
+            return redirect("studies:library")
+    else:
+        problem = chartset_delete_problem(chart_set=chart_set, user=request.user)
+    sizes = chart_set.questions.aggregate(pairs=Count("id", distinct=True), charts=Count("charts"))
+    pairs, charts = sizes["pairs"], sizes["charts"]
+    context = {
+        "heading": f"Delete the chart set “{chart_set.title}”?",
+        "intro": "Chart set",
+        "facts": [("Title", chart_set.title), ("Pairs", pairs), ("Chart images", charts)],
+        "consequences": [
+            f"Its {pairs} pair{pluralize(pairs)}, their questions and {charts} chart "
+            f"image{pluralize(charts)} are deleted for good.",
+            "No study uses it, so no participant's data is lost.",
+        ],
+        "problem": problem,
+        "button": "Delete the chart set",
+        "cancel_url": reverse("studies:chartset-detail", args=[slug]),
+        "back_label": "Back to the chart set",
+    }
+    status = 409 if problem and request.method == "POST" else 200
+    return render(request, "studies/confirm_delete.html", context, status=status)
 
 
 @researcher_required
@@ -159,17 +185,36 @@ def question_edit(request, slug, code):
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def pair_remove(request, slug, code):
+    """GET: what deleting the pair means (or why it cannot be); POST: delete it."""
     chart_set = chartset_get(user=request.user, slug=slug)
     question = question_get(chart_set=chart_set, code=code)
-    try:
-        pair_delete(question=question, user=request.user)
-    except ValidationError as exc:
-        messages.error(request, " ".join(exc.messages))
-        return redirect("studies:pair-detail", slug=slug, code=code)
-    messages.success(request, f"Pair {code} deleted.")
-    return redirect("studies:chartset-detail", slug=slug)
+    if request.method == "POST":
+        try:
+            pair_delete(question=question, user=request.user)
+        except ValidationError as exc:
+            problem = " ".join(exc.messages)
+        else:
+            messages.success(request, f"Pair {code} deleted.")
+            return redirect("studies:chartset-detail", slug=slug)
+    else:
+        problem = pair_delete_problem(question=question)
+    context = {
+        "heading": f"Delete pair {code}?",
+        "intro": f"Pair in “{chart_set.title}”",
+        "facts": [("Pair", code), ("Question", question.text)],
+        "consequences": [
+            f"The question and both charts ({code}_1 and {code}_2) are deleted for good.",
+            "No study uses it, so no participant's data is lost.",
+        ],
+        "problem": problem,
+        "button": "Delete the pair",
+        "cancel_url": reverse("studies:pair-detail", args=[slug, code]),
+        "back_label": f"Back to pair {code}",
+    }
+    status = 409 if problem and request.method == "POST" else 200
+    return render(request, "studies/confirm_delete.html", context, status=status)
 
 
 @researcher_required

@@ -6,10 +6,12 @@ import io
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
 from django.utils.dateparse import parse_datetime
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from core.decorators import researcher_required
 from core.models import Job
@@ -108,13 +110,45 @@ def study_models_status(request, slug: str):
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def study_models_delete(request, slug: str):
+    """GET (?model=...): what removing a model's answers means; POST: remove them."""
     study = study_get(user=request.user, slug=slug)
-    model = request.POST.get("model", "")
-    if model_run_delete(study=study, model=model):
+    model = (
+        request.POST.get("model", "") if request.method == "POST" else request.GET.get("model", "")
+    )
+    run = next((r for r in model_runs(study) if r.model == model), None)
+    if run is None:
+        raise Http404("This study has no answers from that model.")
+    if request.method == "POST":
+        model_run_delete(study=study, model=model)
         messages.success(request, f"Removed the answers of {model}.")
-    return redirect("studies:models", slug=study.slug)
+        return redirect("studies:models", slug=study.slug)
+    answers = run.answers.count()
+    context = {
+        "study": study,
+        "heading": f"Remove the answers of {model}?",
+        "intro": f"Model answers in “{study.title}”",
+        "facts": [
+            ("Model", model),
+            ("Answers", answers),
+            (
+                "Imported",
+                f"{run.imported_at:%Y-%m-%d %H:%M} UTC from {run.source_name or 'a file'}",
+            ),
+        ],
+        "consequences": [
+            f"Its {answers} answer{pluralize(answers)} are deleted, and the model leaves every "
+            "analysis and export on the Models page.",
+            "Participants' answers and the study's results are not touched.",
+            "Importing the model's answer file again brings them back.",
+        ],
+        "model": model,
+        "button": "Remove the answers",
+        "cancel_url": reverse("studies:models", args=[study.slug]),
+        "back_label": "Back to the models",
+    }
+    return render(request, "studies/confirm_delete.html", context)
 
 
 @researcher_required

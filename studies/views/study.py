@@ -176,10 +176,6 @@ def study_edit(request, slug: str):
                     )
                     messages.success(request, "Video saved.")
                     return redirect("studies:edit", slug=study.slug)
-            elif action == "remove-video":
-                setup.study_video_clear(study=study, actor=request.user)
-                messages.success(request, "Video removed.")
-                return redirect("studies:edit", slug=study.slug)
             else:
                 form = StudySettingsForm(request.POST, study=study)
                 if form.is_valid():
@@ -206,6 +202,35 @@ def study_edit(request, slug: str):
         "studies/study/edit.html",
         {"study": study, "form": form, "groups": groups, "video_form": video_form},
     )
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def study_video_remove(request, slug: str):
+    """GET: what removing the instructions video means; POST: remove it."""
+    study = _study(request, slug)
+    if request.method == "POST":
+        setup.study_video_clear(study=study, actor=request.user)
+        messages.success(request, "Video removed.")
+        return redirect("studies:edit", slug=study.slug)
+    context = {
+        "study": study,
+        "heading": "Remove the instructions video?",
+        "intro": f"Instructions of “{study.title}”",
+        "facts": [("Video", study.instructions_video.name.rsplit("/", 1)[-1])]
+        if study.instructions_video
+        else [],
+        "consequences": [
+            "The file is deleted; participants who start from now on read the instructions "
+            "text only.",
+            "Upload it again on the settings page to bring it back.",
+        ],
+        "problem": "" if study.instructions_video else "This study has no instructions video.",
+        "button": "Remove the video",
+        "cancel_url": reverse("studies:edit", args=[study.slug]),
+        "back_label": "Back to the settings",
+    }
+    return _confirm_delete(request, context)
 
 
 @researcher_required
@@ -299,18 +324,51 @@ def study_checks(request, slug: str):
     return render(request, "studies/study/checks.html", context)
 
 
+def _confirm_delete(request, context: dict, *, status: int = 200):
+    return render(request, "studies/confirm_delete.html", context, status=status)
+
+
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def study_check_delete(request, slug: str, pk: int):
+    """GET: what deleting the check means (or why it cannot be); POST: delete it."""
     study = _study(request, slug)
     check = get_object_or_404(AttentionCheck, study=study, pk=pk)
-    try:
-        setup.attention_check_delete(check=check, actor=request.user)
-    except ValidationError as exc:
-        messages.error(request, _error_text(exc))
+    if request.method == "POST":
+        try:
+            setup.attention_check_delete(check=check, actor=request.user)
+        except ValidationError as exc:
+            problem = _error_text(exc)
+        else:
+            messages.success(request, "Attention check deleted.")
+            return redirect("studies:checks", slug=study.slug)
     else:
-        messages.success(request, "Attention check deleted.")
-    return redirect("studies:checks", slug=study.slug)
+        problem = setup.attention_check_delete_problem(check)
+    left, allowed = study.attention_checks.count() - 1, study.max_attention_failures
+    kind = "Sanity chart" if check.kind == AttentionCheck.Kind.SANITY else "Instructed response"
+    context = {
+        "study": study,
+        "heading": f"Delete attention check {check.pk}?",
+        "intro": f"{kind} in “{study.title}”",
+        "facts": [
+            ("Prompt", check.prompt),
+            ("Answer", f"{check.get_answer_type_display()}: {check.answer_key}"),
+            ("Position", check.position or "random"),
+        ],
+        "consequences": [
+            "Sessions that start from now on will not see it; no session has been shown it yet.",
+            f"The study will have {left} attention check{pluralize(left)} left; the exclusion "
+            f"rule still allows {allowed} failure{pluralize(allowed)}.",
+            "It cannot be undone: add the check again to get it back.",
+        ],
+        "problem": problem,
+        "button": "Delete the check",
+        "cancel_url": reverse("studies:checks", args=[study.slug]),
+        "back_label": "Back to the attention checks",
+    }
+    return _confirm_delete(
+        request, context, status=409 if problem and request.method == "POST" else 200
+    )
 
 
 @researcher_required
@@ -353,11 +411,37 @@ def study_preview(request, slug: str):
 
 
 @researcher_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def study_clear_tests(request, slug: str):
+    """GET: how many pilot and preview sessions and answers would go; POST: delete them."""
     study = _study(request, slug)
-    count = setup.study_test_sessions_clear(study=study, actor=request.user)
-    messages.success(
-        request, f"Deleted {count} pilot and preview session{'s' if count != 1 else ''}."
-    )
-    return redirect("studies:detail", slug=study.slug)
+    if request.method == "POST":
+        count = setup.study_test_sessions_clear(study=study, actor=request.user)
+        messages.success(
+            request, f"Deleted {count} pilot and preview session{'s' if count != 1 else ''}."
+        )
+        return redirect("studies:detail", slug=study.slug)
+    tests = sel.study_test_sessions(study)
+    context = {
+        "study": study,
+        "heading": "Delete the pilot and preview sessions?",
+        "intro": f"Test sessions of “{study.title}”",
+        "facts": [
+            ("Pilot sessions", tests.pilot),
+            ("Preview sessions", tests.preview),
+            ("Their answers", tests.answers),
+        ],
+        "consequences": [
+            f"The {tests.sessions} session{pluralize(tests.sessions)} and their "
+            f"{tests.answers} answer{pluralize(tests.answers)} are deleted for good; an "
+            "exclusion rate the planner took from the pilot goes with them.",
+            "Live participants and their answers are not touched.",
+            "Afterwards the attention checks can be deleted again (if no live participant "
+            "has started).",
+        ],
+        "problem": "" if tests.sessions else "This study has no pilot or preview sessions.",
+        "button": f"Delete {tests.sessions} session{pluralize(tests.sessions)}",
+        "cancel_url": reverse("studies:detail", args=[study.slug]),
+        "back_label": "Back to the study",
+    }
+    return _confirm_delete(request, context)

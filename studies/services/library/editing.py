@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import ProtectedError
 from django.utils.text import slugify
 
+from core.db.protection import delete_protected
 from core.models import User
 from core.services.audit import audit_record
 from studies import answer_types
@@ -76,21 +77,43 @@ def chartset_update(
     return chart_set
 
 
+_SET_IN_USE = "This chart set is used by a study; remove its pairs from the study first."
+
+
+def chartset_delete_problem(*, chart_set: ChartSet, user: User) -> str | None:
+    """Why ``user`` cannot delete this chart set, or None when they can."""
+    if chart_set.owner_id != user.pk:
+        return "Only the owner of a chart set can delete it."
+    if delete_protected(chart_set):
+        return _SET_IN_USE
+    return None
+
+
 @transaction.atomic
 def chartset_delete(*, chart_set: ChartSet, user: User) -> None:
-    if chart_set.owner_id != user.pk:
-        raise ValidationError("Only the owner of a chart set can delete it.")
+    problem = chartset_delete_problem(chart_set=chart_set, user=user)
+    if problem:
+        raise ValidationError(problem)
     names = set(Chart.objects.filter(question__chart_set=chart_set).values_list("image", flat=True))
     try:
         chart_set.delete()
     except ProtectedError:
-        raise ValidationError(
-            "This chart set is used by a study; remove its pairs from the study first."
-        ) from None
+        raise ValidationError(_SET_IN_USE) from None
     image_files_discard_on_commit(names)
     audit_record(
         actor=user, action="library.chartset_delete", subject=f"studies.chartset:{chart_set.slug}"
     )
+
+
+def pair_delete_problem(*, question: Question) -> str | None:
+    """Why this pair cannot be deleted (a study uses it), or None when it can."""
+    if delete_protected(question):
+        return _pair_in_use(question.code)
+    return None
+
+
+def _pair_in_use(code: str) -> str:
+    return f"{code} is used by a study; remove it from the study first."
 
 
 @transaction.atomic
@@ -101,9 +124,7 @@ def pair_delete(*, question: Question, user: User) -> None:
     try:
         question.delete()
     except ProtectedError:
-        raise ValidationError(
-            f"{code} is used by a study; remove it from the study first."
-        ) from None
+        raise ValidationError(_pair_in_use(code)) from None
     if not group.questions.exists():
         group.delete()
     image_files_discard_on_commit(names)

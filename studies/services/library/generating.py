@@ -54,7 +54,7 @@ def specs_parse(raw: Any) -> list[ChartSpec]:
     try:
         specs = load_specs(raw)
     except SpecError as exc:
-        raise ValidationError({"spec": [str(p) for p in exc.problems] or [str(exc)]}) from None
+        raise ValidationError({"spec": exc.messages}) from None
     if not specs:
         raise ValidationError({"spec": "Give at least one chart spec."})
     plain = [s.id for s in specs if not s.has_pair]

@@ -1,6 +1,10 @@
 """Setting up a study: settings, pairs, video, attention checks and status."""
 
-from studies.services.study.attention import attention_check_create, attention_check_delete
+from studies.services.study.attention import (
+    attention_check_create,
+    attention_check_delete,
+    attention_check_delete_problem,
+)
 from studies.services.study.languages import study_translation_set
 from studies.services.study.setup import (
     DESIGN_FIELDS,
@@ -30,6 +34,7 @@ __all__ = [
     "allowed_transitions",
     "attention_check_create",
     "attention_check_delete",
+    "attention_check_delete_problem",
     "publishing_warnings",
     "study_pairs_set",
     "study_status_change",

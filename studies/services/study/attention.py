@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db.models import ProtectedError
 
+from core.db.protection import delete_protected
 from core.models import User
 from core.services.audit import audit_record
 from studies import answer_types, answers
@@ -107,14 +108,37 @@ def attention_check_create(
     return check
 
 
+def attention_check_delete_problem(check: AttentionCheck) -> str | None:
+    """Why this check cannot be deleted, or None when it can.
+
+    Trials and responses point at their check with PROTECT: a session that was shown
+    the check keeps it, so deleting it would mean deleting what those sessions
+    recorded. Live sessions fix the whole design; pilot and preview sessions can be
+    cleared first, which is the researcher's explicit choice to lose them."""
+    if study_design_locked(check.study):
+        return "Participants have already started; attention checks cannot change."
+    if not delete_protected(check):
+        return None
+    shown = check.trials.values("session").distinct().count()
+    answered = check.responses.values("session").distinct().count()
+    plural = "s" if shown != 1 else ""
+    return (
+        f"{shown} pilot or preview session{plural} {'were' if plural else 'was'} shown this "
+        f"check ({answered} answered it). Deleting it would lose what they recorded, so it "
+        "stays. Clear the test sessions first (“Delete pilot and preview sessions” on the "
+        "study's overview)."
+    )
+
+
 def attention_check_delete(*, check: AttentionCheck, actor: User | None) -> None:
     study = check.study
-    if study_design_locked(study):
-        raise ValidationError("Participants have already started; attention checks cannot change.")
+    problem = attention_check_delete_problem(check)
+    if problem:
+        raise ValidationError(problem)
     try:
         check.delete()
-    except ProtectedError:
+    except ProtectedError:  # a session was shown it since the check above
         raise ValidationError(
-            "Pilot or preview sessions have shown this check. Clear the test sessions first."
+            attention_check_delete_problem(check) or "A session was shown this check; it stays."
         ) from None
     audit_record(actor=actor, action="study.attention_check.delete", subject=study.subject)
