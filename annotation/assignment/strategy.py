@@ -150,10 +150,8 @@ def ordinary_needed(*, taken: int, given: int, rate: float) -> int:
     """The fewest ordinary items left with which ``controls_ahead`` is at least one (given a
     control left to give): the queue counts open items only this far."""
     share = _rate(rate)
-    if share <= 0:
-        return 0
-    if share >= 1:
-        return 0
+    if share <= 0 or share >= 1:
+        return 0  # no control ever, or every item one: the count does not matter
     return max(0, math.ceil((given + 1 - share) / share - taken))
 
 
