@@ -159,3 +159,41 @@ def test_a_late_control_is_kept_with_the_statements_of_an_ordinary_item(
         assert LabelSet.objects.filter(assignment=lease).exists()
     assert set(counts) == {"control", "ordinary"}
     assert counts["control"] == counts["ordinary"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_late_submits_racing_new_leases_never_overfill_an_item(project, make_items, members):
+    from annotation.tests.test_queue_concurrency import run_threads
+
+    project_update(project=project, annotators_per_item=2)
+    make_items(project, 6)
+    late = members(6)
+    leases = [assignment_next(project=project, annotator=person) for person in late]
+    Assignment.objects.filter(pk__in=[lease.pk for lease in leases]).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    fresh = members(6)
+
+    def work(index):
+        if index < len(late):  # the late submit of a lapsed lease
+            try:
+                assignment_submit(
+                    assignment_id=leases[index].pk, annotator=late[index], labels=LABELS
+                )
+            except QueueError:
+                return 0
+            return 1
+        person, done = fresh[index - len(late)], 0
+        while (lease := assignment_next(project=project, annotator=person)) is not None:
+            assignment_submit(assignment_id=lease.pk, annotator=person, labels=LABELS)
+            done += 1
+        return done
+
+    run_threads(len(late) + len(fresh), work)
+    for item in Item.objects.filter(project=project):
+        sets = LabelSet.objects.filter(item=item).count()
+        assert sets <= 2
+        assert item.submitted_count == sets
+        holding = Assignment.objects.filter(item=item, state__in=Assignment.HOLDING).count()
+        assert item.filled_count == holding <= 2
