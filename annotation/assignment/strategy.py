@@ -17,9 +17,11 @@ the default) so the locking query walks an index. The README says how to add one
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -100,16 +102,57 @@ class Choice(Generic[T]):
     control: bool
 
 
-def choose(*, control_due: bool, ordinary: T | None, control: T | None) -> Choice[T]:
+def choose(
+    *, control_due: bool, ordinary: T | None, control: T | None, controls_left: int | None = None
+) -> Choice[T]:
     """Lease the control when one is due and one is free, the ordinary candidate otherwise.
 
     The adapter looks up (and locks) both candidates on every request, whichever
     is wanted, so a control costs the same statements as an ordinary item. With
     no control left to give, the annotator gets ordinary work rather than none.
+    ``controls_left`` (``controls_ahead``; None: no such bound) caps the controls:
+    none once it is 0, and with no ordinary item left the rest come one after
+    another, so the annotator gets exactly the items "items left" promised.
     """
+    if controls_left is not None:
+        control_due = controls_left >= 1 and (control_due or ordinary is None)
     if control_due and control is not None:
         return Choice(control, True)
     return Choice(ordinary, False)
+
+
+def _rate(rate: float) -> Fraction:
+    # Exact, so that the count below moves by exactly one per item.
+    return Fraction(str(rate))
+
+
+def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, unseen: int) -> int:
+    """How many more control items an annotator gets before the queue runs dry for them.
+
+    The controls make up ``rate`` of every item they will have had: with T = taken +
+    ordinary_left and c controls still to come, (given + c) = rate (T + c), so
+    c = (rate T - given) / (1 - rate), rounded down, at most the ``unseen`` controls
+    they can still get. Leasing an ordinary item leaves T (and c) as they are;
+    leasing a control lowers c by exactly one. So "items left" (ordinary_left + c)
+    drops by one with each item, whichever kind it was, and the queue (``choose``)
+    gives controls only while c >= 1.
+    """
+    if rate <= 0 or unseen <= 0:
+        return 0
+    share = _rate(rate)
+    if share >= 1:
+        return unseen
+    ahead = (share * (taken + ordinary_left) - given) / (1 - share)
+    return max(0, min(unseen, math.floor(ahead)))
+
+
+def ordinary_needed(*, taken: int, given: int, rate: float) -> int:
+    """The fewest ordinary items left with which ``controls_ahead`` is at least one (given a
+    control left to give): the queue counts open items only this far."""
+    share = _rate(rate)
+    if share <= 0 or share >= 1:
+        return 0  # no control ever, or every item one: the count does not matter
+    return max(0, math.ceil((given + 1 - share) / share - taken))
 
 
 @dataclass(frozen=True)
@@ -214,6 +257,18 @@ def wants_more(overlap: Overlap, *, filled: int, submitted: int, disputed: bool)
     if not overlap.adaptive:
         return False
     return disputed and filled == submitted and filled < overlap.k_max
+
+
+def may_hold(
+    overlap: Overlap, *, control: bool, filled: int, submitted: int, disputed: bool
+) -> bool:
+    """Whether an item takes one more holder: a new lease, or a lapsed one taken back.
+
+    Any number of annotators label a control; an ordinary item only while the
+    overlap policy wants more (``wants_more``), so it never gets more label sets
+    than its overlap, however late one arrives.
+    """
+    return control or wants_more(overlap, filled=filled, submitted=submitted, disputed=disputed)
 
 
 def left_to_collect(overlap: Overlap, *, submitted: int, disputed: bool) -> tuple[int, int]:

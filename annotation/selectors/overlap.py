@@ -51,6 +51,15 @@ def growing_items(overlap: rules.Overlap) -> Q:
     return growing
 
 
+def growing_sql(overlap: rules.Overlap, alias: str = "i") -> tuple[str, list]:
+    """``growing_items`` as an SQL condition on Item rows aliased ``alias``."""
+    sql, params = f'{alias}."filled_count" < %s', [overlap.floor]
+    if overlap.adaptive:
+        sql += f' OR ({alias}."disputed" AND {alias}."filled_count" < %s)'
+        params.append(overlap.k_max)
+    return sql, params
+
+
 @dataclass(frozen=True)
 class Budget:
     """Label sets in, still committed, and possibly still wanted (ordinary items)."""

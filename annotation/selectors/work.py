@@ -15,8 +15,16 @@ from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.http import Http404
 from django.utils import timezone
 
+from annotation.assignment import strategy as rules
 from annotation.languages import CATEGORY_TEXTS, show_in
-from annotation.models import Assignment, Category, Item, Project, Qualification
+from annotation.models import (
+    Assignment,
+    Category,
+    Item,
+    Project,
+    Qualification,
+    QualityPolicy,
+)
 from annotation.selectors.overlap import growing_items
 from annotation.selectors.quality import unseen_controls
 from core.models import User
@@ -144,8 +152,10 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
     and the API all show it. It counts the items this annotator could still be
     given besides the one in hand: ordinary items that may still grow under the
     overlap policy (short of k; adaptive: short of k_min, or disputed and short of
-    k_max) they have not labelled or skipped, and (for annotators under quality control) control items
-    they have not had.
+    k_max) they have not labelled or skipped, and (for annotators under quality
+    control) the control items the queue will still give them among those
+    (rules.controls_ahead, the bound the queue itself keeps). So it drops by one with
+    each item leased, control or not, and is 0 exactly when the queue has nothing more.
     """
     now = timezone.now()
     mine = Assignment.objects.filter(project=project, annotator=annotator).aggregate(
@@ -166,12 +176,26 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         .filter(gold__isnull=True)
         .count()
     )
-    if left and Qualification.objects.filter(project=project, annotator=annotator).exists():
-        # Control items the annotator may still get count too, so that taking a
-        # control lowers this number exactly as taking an ordinary item does and
-        # the count never gives a control away. (Controls reach only annotators
-        # with a qualification row; with no ordinary item left there is no work.)
-        left += unseen_controls(project=project, annotator=annotator).count()
+    qualification = (
+        Qualification.objects.filter(project=project, annotator=annotator)
+        .select_related("project__quality")
+        .first()
+    )
+    if qualification is not None:
+        # Controls reach only annotators with a qualification row. Counting the ones
+        # still to come makes taking a control lower this number exactly as taking an
+        # ordinary item does, so the count never gives a control away.
+        policy = getattr(qualification.project, "quality", None)
+        rate = (
+            policy.control_rate if policy else QualityPolicy._meta.get_field("control_rate").default
+        )
+        left += rules.controls_ahead(
+            taken=qualification.items_taken,
+            given=qualification.controls_given,
+            rate=rate,
+            ordinary_left=left,
+            unseen=unseen_controls(project=project, annotator=annotator).count(),
+        )
     seconds = float(mine["seconds"] or 0.0)
     earned = project.pay_per_item * mine["done"]
     # Under a minute of measured work says nothing about an hourly rate.

@@ -38,12 +38,13 @@ from annotation.models import (
     Project,
     Qualification,
 )
-from annotation.selectors.overlap import wanting_items, wanting_sql
+from annotation.selectors.overlap import growing_sql, wanting_items, wanting_sql
 from annotation.services import queue_sql as sql
 from annotation.services.quality import (
     QualityError,
     control_tally,
     control_wanted,
+    policy_for,
     work_gate,
 )
 from core.errors import ServiceError
@@ -205,19 +206,36 @@ def _lease(
     # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
     # transaction.
     qualification = _quality_gate(project, annotator, rounds, standing)
-    wants_control = control_wanted(
-        project=project,
-        qualification=qualification,
-        policy=standing.policy if standing else None,
-    )
+    policy = standing.policy if standing else None
+    if qualification is not None and policy is None:
+        policy = policy_for(project)
+    wants_control = control_wanted(project=project, qualification=qualification, policy=policy)
     ordinary = sql.first_open_item(
         project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
     )
-    control = None
+    control, controls_left = None, None
     if qualification is not None:
-        # The same rows as control_candidates (selectors.quality.unseen_controls).
-        control = sql.first_control(project.pk, annotator.pk, _order_sql(STRATEGY.control_order))
-    choice = rules.choose(control_due=wants_control, ordinary=ordinary, control=control)
+        # The same rows as control_candidates (selectors.quality.unseen_controls), and the
+        # open ordinary items as far as the bound on controls needs them (rules.controls_ahead:
+        # the same number "items left" shows, so the queue gives exactly what it promised).
+        facts = {
+            "taken": qualification.items_taken,
+            "given": qualification.controls_given,
+            "rate": policy.control_rate,
+        }
+        control, open_count = sql.first_control(
+            project.pk,
+            annotator.pk,
+            _order_sql(STRATEGY.control_order),
+            growing_sql(project.overlap(), "o"),
+            rules.ordinary_needed(**facts),
+        )
+        controls_left = rules.controls_ahead(
+            **facts, ordinary_left=open_count, unseen=int(control is not None)
+        )
+    choice = rules.choose(
+        control_due=wants_control, ordinary=ordinary, control=control, controls_left=controls_left
+    )
     item, is_control = choice.item, choice.control
     if item is None:
         if _open_items(project, annotator).exists():
@@ -266,8 +284,12 @@ def _lease_item(
 ) -> Assignment:
     """Give ``annotator`` a slot on the locked ``item``; ``tally``: control_tally's UPDATE."""
     overlap = project.overlap()
-    if not control and not rules.wants_more(
-        overlap, filled=item.filled_count, submitted=item.submitted_count, disputed=item.disputed
+    if not rules.may_hold(
+        overlap,
+        control=control,
+        filled=item.filled_count,
+        submitted=item.submitted_count,
+        disputed=item.disputed,
     ):
         # The locked row no longer wants a holder (settled since the query saw it).
         raise IntegrityError("item no longer wanted")

@@ -39,6 +39,9 @@ from core.models import User
 
 State = Assignment.State
 BUSY = gettext_lazy("The queue is busy. Please try again.")
+TOO_SOON = gettext_lazy(
+    "This item appeared only a moment ago, so it was not submitted. Look at it, then submit."
+)
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Submitted:
 
 
 def assignment_submit_next(
-    *, assignment_id: int, annotator: User, labels, active_seconds=None
+    *, assignment_id: int, annotator: User, labels, active_seconds=None, settle_seconds: float = 0.0
 ) -> Submitted:
     """Store the label set and lease the next item in the same transaction.
 
@@ -61,6 +64,10 @@ def assignment_submit_next(
     tried again, so the labels are stored exactly once either way. Repeating a
     submit that was stored (a retry after a lost response) with the same labels
     answers as the first one did, with the annotator's open lease.
+
+    ``settle_seconds``: a submit that arrives sooner after the item was leased is
+    refused (400, the item stays the annotator's): no person looked at it yet.
+    The work page asks for it; programs on the API submit as fast as they like.
     """
     for attempt in range(LEASE_ATTEMPTS):
         now = timezone.now()
@@ -68,7 +75,8 @@ def assignment_submit_next(
             with transaction.atomic():
                 assignment = _locked_own(assignment_id, annotator, now)
                 if not _still_leased(assignment, now):
-                    break  # commits an expiry _still_leased wrote; answered below
+                    break  # answered below
+                _unseen_refuse(assignment, now, settle_seconds)
                 return _store_and_lease(assignment, annotator, labels, active_seconds, now)
         except IntegrityError:
             time.sleep(RETRY_PAUSE * (attempt + 1))
@@ -82,6 +90,11 @@ def assignment_submit_next(
         )
         return Submitted(label_set, None, QueueError(str(BUSY), status=503, code="busy"))
     return _replay(assignment, annotator, labels)
+
+
+def _unseen_refuse(assignment: Assignment, now, settle_seconds: float) -> None:
+    if (now - assignment.leased_at).total_seconds() < settle_seconds:
+        raise QueueError(str(TOO_SOON), status=400, code="too_soon")
 
 
 def _store_and_lease(assignment, annotator, labels, active_seconds, now) -> Submitted:

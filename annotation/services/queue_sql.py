@@ -331,13 +331,40 @@ def _control_sql(vendor: str, order: str) -> str:
     )
 
 
-def first_control(project_id: int, annotator_id: int, order: str) -> Item | None:
-    """Lock and return a control item this annotator never had (selectors.quality.unseen_controls),
-    with its assignments, as ``first_open_item`` does."""
-    rows = fetch(
-        _with_assignments(_control_sql(connection.vendor, order)), [project_id, annotator_id]
+@cache
+def _open_count_sql(vendor: str, growing: str) -> str:
+    # The ordinary items still open to the annotator (selectors.work.annotator_progress's
+    # count), counted only up to a bound: the queue needs "at least this many".
+    return (
+        f'(SELECT COUNT(*) FROM (SELECT 1 FROM "{I}" o WHERE o."project_id" = %s AND ({growing}) '
+        f'AND NOT EXISTS(SELECT 1 FROM "{A}" t WHERE t."item_id" = o."id" '
+        f'AND t."annotator_id" = %s AND t."state" IN (%s, %s, %s)) '
+        f'AND NOT EXISTS(SELECT 1 FROM "{GOLD}" g WHERE g."item_id" = o."id") LIMIT %s) n)'
     )
-    return _picked(rows)
+
+
+def first_control(
+    project_id: int, annotator_id: int, order: str, growing, bound: int
+) -> tuple[Item | None, int]:
+    """Lock and return a control item this annotator never had (selectors.quality.unseen_controls),
+    with its assignments, as ``first_open_item`` does; and, in the same statement, how many
+    ordinary items are still open to them, counted up to ``bound``.
+
+    ``growing``: (sql, params) of selectors.overlap.growing_sql on alias ``o``.
+    """
+    sql, params = growing
+    picking = _control_sql(connection.vendor, order)
+    statement = (
+        f"WITH picked AS ({picking}) SELECT picked.*, {columns(Assignment, 'a')}, "
+        f"{_open_count_sql(connection.vendor, sql)} "
+        f'FROM picked LEFT OUTER JOIN "{A}" a ON a."item_id" = picked."id"'
+    )
+    rows = fetch(
+        statement,
+        [project_id, annotator_id, project_id, *params, annotator_id, *Assignment.FINAL, bound],
+    )
+    open_count = rows[0][-1] if rows else 0
+    return _picked([row[:-1] for row in rows]), open_count
 
 
 @cache

@@ -7,11 +7,12 @@ queue write keeps (annotation/services/queue.py), so writers never deadlock.
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from annotation.models import Assignment, LabelSet
+from annotation.assignment import strategy as rules
+from annotation.models import Assignment, GoldItem, LabelSet
 from annotation.services import queue_sql as sql
 from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
@@ -43,7 +44,11 @@ def _ended_message(assignment: Assignment) -> str:
         return _("You skipped this item, so it cannot be submitted.")
     if assignment.state == State.RELEASED:
         return _("The researcher released this item from you; ask for the next item.")
-    return _("Your lease on this item expired and the item went back to the pool.")
+    return _(
+        "Your time on this item ran out and it is no longer yours: another annotator has "
+        "taken it over, or it has all the labels it needs. Your labels for it were not kept; "
+        "go on with the next item."
+    )
 
 
 def _locked_own(assignment_id: int, annotator: User, now) -> Assignment:
@@ -58,22 +63,85 @@ def _locked_own(assignment_id: int, annotator: User, now) -> Assignment:
     return sql.own_assignment_lock(assignment_id, now)
 
 
-def _expire_now(assignment: Assignment, now) -> None:
-    assignment.state = State.EXPIRED
-    assignment.finished_at = now
-    assignment.save(update_fields=["state", "finished_at"])
-    items_recount([assignment.item_id])
+def _still_leased(assignment: Assignment, now, *, draft: bool = False) -> bool:
+    """Whether the locked assignment can still take labels (a draft, with ``draft``).
 
-
-def _still_leased(assignment: Assignment, now) -> bool:
-    """Whether the locked lease can still take labels; one past its time is expired here.
-
-    The expiry is written inside the caller's transaction, which commits before the
-    caller refuses the request, so the slot goes back to the pool either way.
+    A lease whose time ran out is the annotator's still while the item needs
+    their label: one nobody swept yet still holds its slot, and an expired one
+    takes a free slot back if the item would take a new holder (rules.may_hold,
+    the lease's own rule), so a late label set is kept but an item never gets
+    more than its overlap and nobody loses an item they took over. The time only
+    frees the slot for others; it is not a deadline for the annotator.
     """
-    if assignment.state == State.LEASED and assignment.expires_at <= now:
-        _expire_now(assignment, now)
-    return assignment.state == State.LEASED
+    if assignment.state == State.LEASED and assignment.expires_at > now:
+        return True
+    if assignment.state not in (State.LEASED, State.EXPIRED):
+        return False
+    return _take_back(assignment, now, draft=draft)
+
+
+def _take_back(assignment: Assignment, now, *, draft: bool) -> bool:
+    """Renew the locked, lapsed ``assignment`` for its annotator if the item still needs them.
+
+    Control items run the same statements as ordinary ones: only the rule differs.
+    """
+    project, item = assignment.project, assignment.item
+    control = GoldItem.objects.filter(item_id=item.pk).exists()
+    elsewhere = (
+        Assignment.objects.filter(
+            project_id=assignment.project_id,
+            annotator_id=assignment.annotator_id,
+            state=State.LEASED,
+        )
+        .exclude(pk=assignment.pk)
+        .exists()
+    )
+    expires = now + project.lease_time
+    if assignment.state == State.LEASED:
+        # Nobody swept it: the slot is still the annotator's.
+        Assignment.objects.filter(pk=assignment.pk).update(expires_at=expires)
+        assignment.expires_at = expires
+        return True
+    if draft and elsewhere:
+        # One open lease per annotator: they have moved on to another item.
+        raise QueueError(
+            _(
+                "Your time on this item ran out and you have been given another item since. "
+                "Go on with that one; the labels here were not kept."
+            )
+        )
+    overlap = project.overlap()
+    rows = [rules.SlotRow(row.slot, row.state in Assignment.HOLDING)
+            for row in sql.item_assignments(item.pk)]  # fmt: skip
+    slot = rules.free_slot(per_item=overlap.ceiling, rows=rows, control=control)
+    wanted = rules.may_hold(
+        overlap,
+        control=control,
+        filled=item.filled_count,
+        submitted=item.submitted_count,
+        disputed=item.disputed,
+    )
+    if slot is None or not wanted:
+        return False
+    # A submit while another item is open stores straight from here (its state
+    # becomes submitted); anything else is an open lease again.
+    state = State.EXPIRED if elsewhere else State.LEASED
+    try:
+        with transaction.atomic():
+            Assignment.objects.filter(pk=assignment.pk).update(
+                state=state, slot=slot, expires_at=expires, finished_at=None
+            )
+    except IntegrityError:
+        # Another request of theirs leased them an item just now (one open lease each).
+        return False
+    # Counted now, as a lease is: the submit that may follow adds only its label set.
+    sql.execute(*sql.item_filled_add(item.pk))
+    assignment.state, assignment.slot = state, slot
+    assignment.expires_at, assignment.finished_at = expires, None
+    item.filled_count += 1
+    # The lease that may follow looks up the annotator's open one rather than assume none.
+    assignment.stale_leases = None
+    return True
 
 
 def assignment_draft_save(
@@ -83,7 +151,7 @@ def assignment_draft_save(
     now = timezone.now()
     with transaction.atomic():
         assignment = _locked_own(assignment_id, annotator, now)
-        if _still_leased(assignment, now):
+        if _still_leased(assignment, now, draft=True):
             keys = assignment.project.category_keys()
             assignment.draft = assignment.item.labels_clean(labels, keys)
             assignment.active_seconds = _active(assignment, active_seconds, now)

@@ -6,6 +6,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, LabelSet
+from annotation.services import project_update
 
 pytestmark = pytest.mark.django_db
 
@@ -101,29 +102,62 @@ def test_submit_with_the_wrong_number_of_sentences_is_400(lease, anna, client_fo
     assert "2 sentences but 1 label list" in response.json()["detail"]
 
 
-def test_submit_after_the_lease_expired_is_409_and_frees_the_slot(lease, anna, client_for):
+def test_a_submit_after_the_lease_ran_out_is_kept_while_nobody_took_the_item(
+    lease, anna, client_for
+):
     Assignment.objects.filter(pk=lease["id"]).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
     response = client_for(anna).post(
         f"/api/v1/annotator/assignments/{lease['id']}/submit/", {"labels": LABELS}, format="json"
     )
+    assert response.status_code == 201
+    assignment = Assignment.objects.select_related("item").get(pk=lease["id"])
+    assert assignment.state == Assignment.State.SUBMITTED
+    assert assignment.item.filled_count == 1
+    assert LabelSet.objects.get().labels == LABELS
+
+
+def test_a_submit_after_the_item_was_taken_over_is_409_and_stores_nothing(
+    lease, anna, members, client_for, project
+):
+    project_update(project=project, annotators_per_item=1)
+    Assignment.objects.filter(pk=lease["id"]).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    (bob,) = members(1)
+    taken = client_for(bob).post(f"/api/v1/annotator/projects/{project.slug}/next/")
+    assert taken.status_code == 200
+    item_id = Assignment.objects.get(pk=lease["id"]).item_id
+    assert Assignment.objects.get(annotator=bob).item_id == item_id  # the first in the queue
+    response = client_for(anna).post(
+        f"/api/v1/annotator/assignments/{lease['id']}/submit/", {"labels": LABELS}, format="json"
+    )
     assert response.status_code == 409
-    assert "expired" in response.json()["detail"]
+    assert "another annotator has taken it over" in response.json()["detail"]
     assignment = Assignment.objects.select_related("item").get(pk=lease["id"])
     assert assignment.state == Assignment.State.EXPIRED
-    assert assignment.item.filled_count == 0
+    assert assignment.item.filled_count == 1  # bob's
+    draft = client_for(anna).put(
+        f"/api/v1/annotator/assignments/{lease['id']}/draft/", {"labels": LABELS}, format="json"
+    )
+    assert draft.status_code == 409
     assert not LabelSet.objects.exists()
 
 
-def test_a_draft_after_the_lease_expired_is_409(lease, anna, client_for):
+def test_a_draft_after_the_lease_ran_out_is_kept_while_nobody_took_the_item(
+    lease, anna, client_for
+):
     Assignment.objects.filter(pk=lease["id"]).update(
         expires_at=timezone.now() - timedelta(seconds=1)
     )
     response = client_for(anna).put(
         f"/api/v1/annotator/assignments/{lease['id']}/draft/", {"labels": LABELS}, format="json"
     )
-    assert response.status_code == 409
+    assert response.status_code == 200
+    assignment = Assignment.objects.get(pk=lease["id"])
+    assert assignment.state == Assignment.State.LEASED and assignment.draft == LABELS
+    assert assignment.expires_at > timezone.now()
 
 
 def test_submitting_someone_elses_item_is_404_and_leaves_it_alone(

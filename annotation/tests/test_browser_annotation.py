@@ -82,7 +82,7 @@ def test_an_annotator_labels_with_the_keyboard_reloads_and_submits(
     page.keyboard.press("ArrowUp")
     page.keyboard.press("g")  # Grammatical on sentence 1
     expect(page.locator(".sentence").nth(0)).to_have_class(re.compile("current"))
-    page.wait_for_timeout(300)
+    expect(page.locator("#submit")).to_be_enabled()  # the item has settled
     page.keyboard.press("Enter")
     page.wait_for_function(
         "() => !document.getElementById('work') || "

@@ -51,7 +51,7 @@ def test_an_annotator_labels_a_spanish_project_with_the_keyboard(
     expect(page.locator("#tip")).to_contain_text("Error: Valor")
     expect(page.locator("#tip")).to_contain_text("Un número no coincide con el gráfico.")
     expect(page.locator("#save-status")).to_contain_text("Borrador guardado")
-    expect(page.locator("#lease")).to_contain_text("La reserva termina")
+    expect(page.locator("#lease")).to_contain_text("para este elemento")
     assert pressed(page, 0) == ["value_error"]
     assert pressed(page, 1) == ["trend_error"]
 
@@ -63,7 +63,7 @@ def test_an_annotator_labels_a_spanish_project_with_the_keyboard(
     expect(page.locator("#guidelines-dialog")).to_be_hidden()
 
     page.locator(".sentence").nth(0).focus()
-    page.wait_for_timeout(300)
+    expect(page.locator("#submit")).to_be_enabled()  # the item has settled
     page.keyboard.press("Enter")
     page.wait_for_function(
         "() => document.getElementById('work-state') && "

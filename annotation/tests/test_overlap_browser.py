@@ -94,7 +94,7 @@ def test_adaptive_overlap_and_dawid_skene_from_settings_to_exports(
     lease = state["assignment"]
     work_page.locator(".sentence").first.click()
     work_page.keyboard.press("v")
-    work_page.wait_for_timeout(300)
+    expect(work_page.locator("#submit")).to_be_enabled()  # the item has settled
     work_page.keyboard.press("Enter")
     # The next item (or the end of the work) replaces the submitted one.
     work_page.wait_for_function(

@@ -48,6 +48,7 @@ def answer_with_keyboard(page, labels, shortcuts, screenshot=None):
             page.keyboard.press(shortcuts[key])
         if n < len(labels) - 1:
             page.keyboard.press("j")
+    expect(page.locator("#submit")).to_be_enabled()  # the item has settled
     page.keyboard.press("Enter")
     expect(page.locator("#confirm-box")).to_be_visible()
     if screenshot:
@@ -80,6 +81,7 @@ def test_fail_read_the_result_wait_retry_on_another_caption_pass_and_work(page, 
     first = _open_attempt(NEW_ANNOTATOR, 1)
 
     # Nothing marked: Enter asks first; Escape goes back; Enter, Enter submits.
+    expect(page.locator("#submit")).to_be_enabled()  # the item has settled
     page.keyboard.press("Enter")
     expect(page.locator("#confirm-box")).to_contain_text("the round is scored at once")
     page.keyboard.press("Escape")

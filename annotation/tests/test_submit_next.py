@@ -88,14 +88,37 @@ def test_the_last_item_answers_with_no_next_item(project, make_items, members, c
     assert body["next"] is None and body["next_refused"] is None
 
 
-def test_an_expired_lease_is_refused_and_its_slot_freed(project, make_items, members, client_for):
+def test_a_late_submit_is_kept_while_nobody_else_took_the_item(
+    project, make_items, members, client_for
+):
     make_items(project, 2)
     (anna,) = members(1)
     api = client_for(anna)
     lease = _next(api, project).json()
     Assignment.objects.filter(pk=lease["id"]).update(expires_at="2000-01-01T00:00:00Z")
     response = _submit(api, lease["id"])
+    assert response.status_code == 201
+    assert Assignment.objects.get(pk=lease["id"]).state == "submitted"
+    assert LabelSet.objects.filter(assignment_id=lease["id"]).exists()
+
+
+def test_a_late_submit_is_refused_once_another_annotator_took_the_item(
+    project, make_items, members, client_for
+):
+    project_update(project=project, annotators_per_item=1)
+    make_items(project, 1)
+    anna, ben = members(2)
+    api = client_for(anna)
+    lease = _next(api, project).json()
+    Assignment.objects.filter(pk=lease["id"]).update(expires_at="2000-01-01T00:00:00Z")
+    assert _next(client_for(ben), project).status_code == 200
+    assert (
+        Assignment.objects.get(annotator=ben).item_id
+        == Assignment.objects.get(pk=lease["id"]).item_id
+    )
+    response = _submit(api, lease["id"])
     assert response.status_code == 409
+    assert "another annotator has taken it over" in response.json()["detail"]
     assert Assignment.objects.get(pk=lease["id"]).state == "expired"
     assert not LabelSet.objects.exists()
 

@@ -42,6 +42,7 @@ def test_keyboard_labelling_of_several_items_needs_no_page_load(
             page.keyboard.press("t" if n == 1 else "l")
             labels[1] = ["trend_error" if n == 1 else "label_error"]
         expected[lease] = labels
+        expect(page.locator("#submit")).to_be_enabled()  # the item has settled
         page.keyboard.press("Enter")
         page.wait_for_function(f"() => ({STATE})() !== {lease}")
         # The next item is on screen with nothing pressed, the first sentence focused.

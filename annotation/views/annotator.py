@@ -18,6 +18,11 @@ from annotation.views.language import in_project_language, shown
 from core import json_input
 from core.decorators import annotator_required
 
+# A submit this soon after its item was leased is refused: nobody could have looked at the
+# item (a quick second Enter meant for the item before). The page's script waits a little
+# longer (SETTLE_MS in annotate.js), so a person never meets this refusal.
+SETTLE_SECONDS = 0.5
+
 
 def _joined(request, slug: str) -> Project:
     return shown(get_object_or_404(Project.objects.joined_by(request.user), slug=slug))
@@ -117,7 +122,12 @@ def work_submit(request, slug: str, pk: int):
     try:
         labels, seconds, script = _posted_labels(request)
         submitted = assignment_submit_next(
-            assignment_id=pk, annotator=request.user, labels=labels, active_seconds=seconds
+            assignment_id=pk,
+            annotator=request.user,
+            labels=labels,
+            active_seconds=seconds,
+            # Only the script shows the next item in place, where a quick second Enter lands.
+            settle_seconds=SETTLE_SECONDS if script else 0.0,
         )
     except QueueError as exc:
         if request.content_type != "application/json":
@@ -169,6 +179,16 @@ def skip(request, slug: str, pk: int):
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
-    else:
+        return redirect("annotation:work", slug=project.slug)
+    # Lease the next item now, so the one-shot banner says whether there is one (the
+    # work page then shows that lease); "Here is your next item" above "Nothing left"
+    # would promise work that is not there.
+    try:
+        following = assignment_next(project=project, annotator=request.user)
+    except QueueError:
+        following = None  # paused, blocked or busy: the work page says which
+    if following is not None:
         messages.success(request, _("Skipped. Here is your next item."))
+    else:
+        messages.success(request, _("Skipped."))
     return redirect("annotation:work", slug=project.slug)

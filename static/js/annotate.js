@@ -24,6 +24,20 @@
   let saveTimer = null;
   let finished = false;
 
+  // A new item cannot be submitted for a moment after it appears: a quick second
+  // Enter (or a held key) meant for the item before would otherwise submit this one
+  // unseen, with no labels. The button stays disabled meanwhile, so it shows too.
+  const SETTLE_MS = 800;
+  let shownAt = performance.now();
+  let settleTimer = null;
+  function settle() {
+    shownAt = performance.now();
+    submitBtn.disabled = true;
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => { if (!finished) submitBtn.disabled = false; }, SETTLE_MS);
+  }
+  const settling = () => performance.now() - shownAt < SETTLE_MS;
+
   // ---- active time: counted only while the tab is visible and the person not idle ----
   const IDLE_MS = 120000;
   let activeMs = Math.round((state.activeSeconds || 0) * 1000);
@@ -145,6 +159,8 @@
       const result = await request;
       if (result.ok) {
         savedActiveMs = seconds * 1000;
+        // A draft saved after the item's time ran out gives the item back its time.
+        if (result.data.expires_at) { expires = new Date(result.data.expires_at).getTime(); showLease(); }
         const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
         setStatus(say("saved", at));
         showError("");
@@ -197,7 +213,7 @@
   }
 
   async function submit() {
-    if (finished || submitBtn.disabled) return;
+    if (finished || submitBtn.disabled || settling()) return;
     if (state.confirm && !confirming) { askConfirm(); return; }
     cancelConfirm(false);
     submitBtn.disabled = true;
@@ -331,6 +347,7 @@
       if (target.closest("a")) return;
       if (target.closest("button") && !target.classList.contains("toggle") && target !== submitBtn) return;
       event.preventDefault();
+      if (event.repeat) return;  // a held Enter submits once, never the items after it
       submit();
     } else if (key === "j" || key === "ArrowDown") {
       if (target === frame && zoom > 1) return;  // scroll the zoomed chart
@@ -420,12 +437,15 @@
     showError("");
     const restored = state.draft.some((keys) => keys.length);
     setStatus(restored ? say("draftRestored") : say("submitted"));
-    submitBtn.disabled = false;
+    // The banner of the request that loaded the page (e.g. "Skipped.") was about the item before.
+    document.querySelectorAll(".messages").forEach((list) => list.remove());
+    settle();
     setCurrent(0);
     rows[0].focus({ preventScroll: true });
     window.scrollTo({ top: 0 });
   }
 
+  settle();
   setCurrent(0);
   rows[0].focus({ preventScroll: true });
 })();
