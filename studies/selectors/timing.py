@@ -110,9 +110,3 @@ def session_clock(session: ParticipantSession, *, now=None) -> Clock | None:
     seconds_left = max(0, math.ceil(seconds))
     limit = session.study.time_limit_minutes
     return Clock(time_left_statement(seconds_left=seconds_left, limit=limit), seconds_left, limit)
-
-
-def session_time_left(session: ParticipantSession, *, now=None) -> str:
-    """The trial page's clock for ``session`` in words ("" without a deadline)."""
-    clock = session_clock(session, now=now)
-    return clock.text if clock else ""
