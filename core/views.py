@@ -142,8 +142,32 @@ def page_not_found(request, exception=None):
         # A participant's mistyped link (a token cut short, say) never reached a study:
         # answer in the language the link or the browser asks for.
         with translation.override(link_language(request)):
-            return render(request, "404.html", status=404)
+            return participant_link_broken(request)
     return render(request, "404.html", status=404)
+
+
+def participant_link_broken(request):
+    """The participants' 404: their own plain page, no researcher navigation or sign-in.
+
+    Every participant address that leads nowhere answers with it: a token or study
+    link mistyped or cut short, whether or not it matched a URL pattern.
+    """
+    response = render(
+        request,
+        "participate/message.html",
+        {
+            "heading": _("This link does not work"),
+            "text": _(
+                "Please check that the address is complete, exactly as you were given it. "
+                "If it still does not work, please contact the researcher who sent you the link."
+            ),
+        },
+        status=404,
+    )
+    # As on every participant page: the address may hold a session's token.
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    return response
 
 
 def permission_denied(request, exception=None):

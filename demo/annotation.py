@@ -211,18 +211,23 @@ def _quality_demo(project: Project, owner: User, annotators: list[User]) -> None
     project_join(project=project, annotator=new)
 
 
-def annotation_demo_reset(owner: User, annotators: list[User]) -> Project:
-    """Put the demo project back to its first state: rebuilt from the fixture.
+def annotation_demo_remove() -> bool:
+    """Delete the demo project, so that the next load builds it as ``make demo`` does.
 
     Deleting the project takes its items, labels, rounds, gold and every annotator's
-    standing with it (``annotator-new`` starts the rounds afresh); the chart images
-    it stored are removed too, and the load builds everything again as ``make demo`` does.
+    standing with it (``annotator-new`` starts the rounds afresh). Its chart images go
+    once the deletion is committed: a reset that fails later keeps them with the rows.
     """
     project = Project.objects.filter(slug=DEMO_SLUG).first()
-    if project is not None:
-        images = [item.image for item in project.items.exclude(image="")]
-        with transaction.atomic():
-            project.delete()
-        for image in images:
-            image.storage.delete(image.name)
-    return load_annotation_demo(owner, annotators)
+    if project is None:
+        return False
+    images = [item.image for item in project.items.exclude(image="")]
+    with transaction.atomic():
+        project.delete()
+
+        def images_delete():
+            for image in images:
+                image.storage.delete(image.name)
+
+        transaction.on_commit(images_delete)
+    return True

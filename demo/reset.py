@@ -56,21 +56,36 @@ def study_demo_reset(owner: User) -> tuple[int, list[str]]:
 
 
 def researcher_extras_remove(owner: User) -> dict[str, int]:
-    """Studies, projects, chart sets and API tokens the demo researcher made during a visit."""
-    removed = {"studies": 0, "annotation projects": 0, "chart sets": 0, "API tokens": 0}
+    """Studies, projects, chart sets and API tokens the demo researcher made during a visit.
+
+    A study goes with everything its participants left: the sessions (and with them
+    their trials and answers) first, since an answer to an attention check protects the
+    check, and the check goes with its study.
+    """
+    removed = {
+        "studies": 0,
+        "participant sessions in them": 0,
+        "annotation projects": 0,
+        "chart sets": 0,
+        "API tokens": 0,
+    }
     with transaction.atomic():
-        removed["studies"] = _delete(Study.objects.filter(owner=owner).exclude(slug=STUDY_SLUG))
+        studies = Study.objects.filter(owner=owner).exclude(slug=STUDY_SLUG)
+        removed["participant sessions in them"] = _delete(
+            ParticipantSession.objects.filter(study__in=studies)
+        )
+        removed["studies"] = _delete(studies)
         removed["annotation projects"] = _delete(
             Project.objects.filter(owner=owner).exclude(slug=PROJECT_SLUG)
         )
         removed["API tokens"] = _delete(ApiToken.objects.filter(user=owner))
-    for chart_set in ChartSet.objects.filter(owner=owner).exclude(slug=DEMO_SET_SLUG):
-        try:
-            with transaction.atomic():
-                chart_set.delete()
-            removed["chart sets"] += 1
-        except ProtectedError:
-            pass  # another researcher's study uses it: theirs to keep
+        for chart_set in ChartSet.objects.filter(owner=owner).exclude(slug=DEMO_SET_SLUG):
+            try:
+                with transaction.atomic():
+                    chart_set.delete()
+                removed["chart sets"] += 1
+            except ProtectedError:
+                pass  # another researcher's study uses it: theirs to keep
     return removed
 
 

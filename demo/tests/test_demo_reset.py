@@ -2,14 +2,17 @@
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import DatabaseError
 
 from annotation.models import LabelSet, Project, Qualification, RoundAttempt
 from annotation.services.quality import attempt_answer, attempt_start
 from core.models import ApiToken, User
 from demo.annotation import DEMO_SLUG, NEW_ANNOTATOR
 from demo.study import DEMO_SLUG as STUDY_SLUG
-from studies.models import ParticipantSession, Study, StudyResults
+from studies.models import AttentionCheck, ParticipantSession, Response, Study, StudyResults
 from studies.selectors.results import study_counted_response_count
+from studies.services.results.simulate import study_simulate
 from studies.tests.factories import make_study
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +62,59 @@ def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_proje
     assert "1 visitor session(s) removed" in out
     assert "put back title, status" in out
     assert Project.objects.filter(slug=DEMO_SLUG).count() == 1
+
+
+def _first_state() -> dict:
+    study = Study.objects.get(slug=STUDY_SLUG)
+    project = Project.objects.get(slug=DEMO_SLUG)
+    return {
+        "studies": sorted(Study.objects.values_list("slug", flat=True)),
+        "demo study": (study.status, study.title),
+        "sessions": ParticipantSession.objects.filter(study=study).count(),
+        "responses": Response.objects.count(),
+        "labels": LabelSet.objects.filter(project=project).count(),
+        "projects": sorted(Project.objects.values_list("slug", flat=True)),
+        "checks": AttentionCheck.objects.count(),
+    }
+
+
+def test_demo_reset_removes_a_researcher_study_whose_participants_answered_checks(capsys):
+    call_command("load_demo")
+    first = _first_state()
+    researcher = User.objects.get(username="researcher")
+    made = make_study(researcher, pairs=2)
+    study_simulate(study=made, participants=3, seed=5)
+    assert Response.objects.filter(session__study=made, attention_check__isnull=False).exists()
+    capsys.readouterr()
+
+    call_command("demo_reset")
+
+    assert not Study.objects.filter(pk=made.pk).exists()
+    assert not ParticipantSession.objects.filter(study_id=made.pk).exists()
+    assert _first_state() == first
+    out = capsys.readouterr().out
+    assert "1 studies, 3 participant sessions in them" in out
+    assert "Demo reset to its first state." in out
+
+
+def test_a_demo_reset_that_fails_changes_nothing_and_says_so(monkeypatch):
+    call_command("load_demo")
+    researcher = User.objects.get(username="researcher")
+    made = make_study(researcher, pairs=2)
+    study_simulate(study=made, participants=2, seed=5)
+    demo = Study.objects.get(slug=STUDY_SLUG)
+    demo.status = Study.Status.PAUSED
+    demo.save()
+
+    def broken(owner):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr("demo.management.commands.demo_reset.study_demo_reset", broken)
+    with pytest.raises(CommandError, match="stopped and changed nothing"):
+        call_command("demo_reset")
+
+    # The researcher's study, its sessions and the demo project are all still there.
+    assert ParticipantSession.objects.filter(study=made).count() == 2
+    assert Project.objects.filter(slug=DEMO_SLUG).exists()
+    demo.refresh_from_db()
+    assert demo.status == Study.Status.PAUSED

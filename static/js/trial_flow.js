@@ -180,6 +180,11 @@
     if (trial.time_left) {
       left.textContent = (separator ? separator[0] : " · ") + trial.time_left;
     }
+    if (trial.seconds_left !== null && trial.seconds_left !== undefined && left.dataset.limit) {
+      // static/js/clock.js counts on from the server's figure.
+      left.dataset.secondsLeft = trial.seconds_left;
+      left.dispatchEvent(new Event("clock-reset"));
+    }
   }
 
   function setLines(element, text) {

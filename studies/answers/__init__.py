@@ -41,6 +41,14 @@ MIXED_NUMBER_HELP_POINT = _(
     "Please write the number with a point before the decimals, like {example}, "
     "or without thousands separators."
 )
+# Numbers that are not written the plain decimal way: say what to type instead.
+DIGITS_NUMBER_HELP = _(
+    "Please type the number with the digits 0 to 9, like 42 or 3.5 (we found {found})."
+)
+FRACTION_NUMBER_HELP = _("Please type a fraction as a decimal number, like {example} for ½.")
+SIZE_NUMBER_HELP = _(
+    "That number is too large or too small to use. Please type it in digits, like 42 or 3.5."
+)
 CHOICE_HELP = _("Please choose one of the options.")
 RANKING_HELP = _("Please list the items in order, separated by commas or >, e.g. A, B, C.")
 

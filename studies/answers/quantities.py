@@ -18,10 +18,13 @@ from typing import Any
 from studies.answers import (
     AMBIGUOUS_NUMBER_HELP,
     DEFAULT_TOLERANCE,
+    DIGITS_NUMBER_HELP,
+    FRACTION_NUMBER_HELP,
     MIXED_NUMBER_HELP_COMMA,
     MIXED_NUMBER_HELP_POINT,
     NUMBER_HELP,
     SINGLE_NUMBER_HELP,
+    SIZE_NUMBER_HELP,
     AnswerFormatError,
     KeyFormatError,
     clean_text,
@@ -273,6 +276,36 @@ def _quantity_from_match(match: re.Match, language: str = "en") -> Quantity:
     )
 
 
+# Programmers' notations read as a plain number followed by a word ("0x10" as 0 and
+# "x10", "1_000" as 1): refused, so no participant's typo passes as a different number.
+_NOT_DECIMAL = re.compile(r"(?<![\w.,])[-+]?0[xob][0-9a-f]|\d_+\d", re.IGNORECASE)
+# "1/2", "3 1/2" and "½" (which NFKC writes 1⁄2 with a fraction slash) would read as two
+# numbers, and "3½" as 31 and 2.
+_FRACTION = re.compile(r"(?<![\d.,])\d{1,3}\s*[/\u2044\u2215]\s*\d{1,3}(?![\d.,])")
+_VULGAR_FRACTION = re.compile("[\u00bc-\u00be\u2150-\u215e\u2189]")
+# Beyond these a float loses the number (1e-400 becomes 0.0) or it is no estimate.
+_LARGEST = Decimal("1e300")
+_SMALLEST = Decimal("1e-300")
+
+
+def _sized(quantity: Quantity) -> Quantity:
+    value = quantity.value
+    if not value.is_finite() or abs(value) > _LARGEST or (value and abs(value) < _SMALLEST):
+        raise AnswerFormatError(SIZE_NUMBER_HELP)
+    return quantity
+
+
+def _refuse_other_notations(text: str, language: str) -> None:
+    """Refuse numbers written other than in plain decimals, saying what to type."""
+    found = _NOT_DECIMAL.search(text)
+    if found:
+        word = next(w for w in re.finditer(r"[-+]?\w+", text) if w.end() > found.start())
+        raise AnswerFormatError(DIGITS_NUMBER_HELP.format(found=word.group(0)))
+    if _VULGAR_FRACTION.search(text) or _FRACTION.search(clean_text(text)):
+        example = f"0{NUMBER_MARKS[language][0]}5"
+        raise AnswerFormatError(FRACTION_NUMBER_HELP.format(example=example))
+
+
 def parse_quantity(text, language: str | None = None) -> Quantity:
     """Read one number from free text, keeping its scale word; see :func:`parse_number`.
 
@@ -289,12 +322,13 @@ def parse_quantity(text, language: str | None = None) -> Quantity:
             raise AnswerFormatError(NUMBER_HELP) from None
         if not value.is_finite():
             raise AnswerFormatError(NUMBER_HELP)
-        return Quantity(value=value, mantissa=value)
+        return _sized(Quantity(value=value, mantissa=value))
     if not isinstance(text, str):
         raise AnswerFormatError(NUMBER_HELP)
     cleaned = clean_text(text).strip()
     if not cleaned or len(cleaned) > 500:
         raise AnswerFormatError(NUMBER_HELP)
+    _refuse_other_notations(text, language)
 
     matches = list(_number_pattern(language).finditer(cleaned))
     if not matches and not re.search(r"\d", cleaned):
@@ -316,9 +350,7 @@ def parse_quantity(text, language: str | None = None) -> Quantity:
     if any(q.value != first.value for q in quantities[1:]):
         found = ", ".join(m.group(0).strip() for m in matches[:4])
         raise AnswerFormatError(SINGLE_NUMBER_HELP.format(found=found))
-    if not first.value.is_finite() or abs(first.value) > Decimal("1e300"):
-        raise AnswerFormatError(NUMBER_HELP)
-    return first
+    return _sized(first)
 
 
 def parse_number(text, language: str | None = None) -> float:
@@ -336,6 +368,10 @@ def parse_number(text, language: str | None = None) -> float:
     only when they are equal; otherwise ("40-50", "45 in 2019", "1.234.567",
     "1.234,5") the text is refused with a message asking for one number, rather
     than guessing which one was meant.
+
+    Refused with a message saying what to type instead: other notations ("0x10",
+    "0b101", "1_000"), fractions ("1/2", "½") and values a float cannot hold
+    ("1e400", "1e-400"); "inf" and "nan" are no numbers at all.
 
     In German and Spanish (``language`` "de" or "es") the marks swap: "3,5" is 3.5,
     "1.000" a thousand and "1.234.567,5" reads; a point not followed by exactly three

@@ -37,7 +37,7 @@ from studies.selectors.study import (
     trial_current_by_token,
     trial_display,
 )
-from studies.selectors.timing import session_time_left, study_expected_minutes, time_statement
+from studies.selectors.timing import session_clock, study_expected_minutes, time_statement
 from studies.services import sessions as svc
 from studies.services.sessions.devices import device_check
 
@@ -64,6 +64,7 @@ def _image_url(request, session, trial) -> str | None:
 def trial_payload(request, session, trial, *, following=None) -> dict:
     """A trial as the client shows it; ``following`` is the trial after it, if known."""
     shown = trial_display(trial, session)
+    clock = session_clock(session)
     return {
         "position": trial.position,
         "number": trial.position + 1,
@@ -77,7 +78,8 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "height": shown.height,
         "alt": shown.alt,
         "shown_at": trial.shown_at,
-        "time_left": session_time_left(session),
+        "time_left": clock.text if clock else "",
+        "seconds_left": clock.seconds_left if clock else None,
         # The chart of the trial after this one, for the client to fetch ahead.
         "preload_image_url": _image_url(request, session, following),
     }

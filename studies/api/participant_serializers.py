@@ -203,7 +203,13 @@ class TrialSerializer(serializers.Serializer):
     shown_at = serializers.DateTimeField()
     time_left = serializers.CharField(
         allow_blank=True,
-        help_text='The time left as the trial page says it ("52 of your 60 minutes left").',
+        help_text="The time left as the trial page says it "
+        '("About 52 of your 60 minutes left"; empty without a time limit).',
+    )
+    seconds_left = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seconds left before the time limit, for a clock that counts down "
+        "between answers (null without a time limit).",
     )
     preload_image_url = serializers.CharField(
         allow_null=True,

@@ -162,23 +162,27 @@ class ShownTexts:
 
 
 def question_texts(study: Study, question: Question, language: str) -> ShownTexts:
-    """A question's prompt and options as a trial shows them in ``language``."""
+    """A question's prompt and options as a trial shows them in ``language``.
+
+    Each text falls back to the primary language on its own: translated options show
+    under an untranslated question text, and the other way round.
+    """
     options, _key = answer_types.question_key(question)
     kind = question.kind
-    given = _translation(study, language).get("questions", {}).get(str(question.pk)) or {}
-    text = _given(given.get("text")) if isinstance(given, dict) else ""
-    if not text:
-        return ShownTexts(kind.prompt_text(question.text, question.stem), list(options))
-    return ShownTexts(kind.prompt_text(text, ""), _options(given.get("options"), options))
+    given = _translation(study, language).get("questions", {}).get(str(question.pk))
+    given = given if isinstance(given, dict) else {}
+    text = _given(given.get("text"))
+    # A translated question is written whole, stem included.
+    prompt = kind.prompt_text(text, "") if text else kind.prompt_text(question.text, question.stem)
+    return ShownTexts(prompt, _options(given.get("options"), list(options)))
 
 
 def check_texts(study: Study, check: AttentionCheck, language: str) -> ShownTexts:
-    """An attention check's prompt and options in ``language``."""
+    """An attention check's prompt and options in ``language``, each falling back on its own."""
     options = list(check.options or [])
-    given = _translation(study, language).get("checks", {}).get(str(check.pk)) or {}
-    prompt = _given(given.get("prompt")) if isinstance(given, dict) else ""
-    if not prompt:
-        return ShownTexts(check.prompt, options)
+    given = _translation(study, language).get("checks", {}).get(str(check.pk))
+    given = given if isinstance(given, dict) else {}
+    prompt = _given(given.get("prompt")) or check.prompt
     return ShownTexts(prompt, _options(given.get("options"), options))
 
 

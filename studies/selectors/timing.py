@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import statistics
+from dataclasses import dataclass
 
 from django.utils import timezone
 from django.utils.translation import ngettext
@@ -49,16 +51,62 @@ def time_statement(*, expected: int | None, limit: int) -> str:
     ) % {"limit": limit}
 
 
-def time_left_statement(*, minutes_left: int, limit: int) -> str:
-    """The trial page's clock, in the same terms: "52 of your 60 minutes left"."""
-    return ngettext(
-        "%(left)d of your %(limit)d minutes left", "%(left)d of your %(limit)d minutes left", limit
-    ) % {"left": minutes_left, "limit": limit}
+# The trial page's clock, in its three wordings. Each is written with its plural forms
+# for the page's script too (time_left_texts), which keeps the clock going between
+# answers by the same rule as time_left_statement.
+def _left_texts(count: int) -> dict[str, str]:
+    return {
+        "second": ngettext("%(seconds)d second left", "%(seconds)d seconds left", count),
+        "minute": ngettext("%(left)d minute left", "%(left)d minutes left", count),
+        # The noun counts the limit ("10 minutes"), so the form follows the limit.
+        "about": ngettext(
+            "About %(left)d of your %(limit)d minute left",
+            "About %(left)d of your %(limit)d minutes left",
+            count,
+        ),
+    }
 
 
-def session_time_left(session: ParticipantSession, *, now=None) -> str:
-    """The trial page's clock for ``session`` ("" without a deadline)."""
+def time_left_statement(*, seconds_left: int, limit: int) -> str:
+    """The trial page's clock: "About 52 of your 60 minutes left", "1 minute left".
+
+    Minutes are rounded up, so the clock never says 0 while time remains; under a
+    minute it counts seconds. At the start (all the minutes left) and in the last
+    minute the limit is not repeated.
+    """
+    seconds_left = max(0, int(seconds_left))
+    if seconds_left < 60:
+        return _left_texts(seconds_left)["second"] % {"seconds": seconds_left}
+    left = math.ceil(seconds_left / 60)
+    if left == 1 or left >= limit:
+        return _left_texts(left)["minute"] % {"left": left}
+    return _left_texts(limit)["about"] % {"left": left, "limit": limit}
+
+
+def time_left_texts() -> dict[str, list[str]]:
+    """Each wording of the clock in its singular and plural form, for static/js/clock.js.
+
+    The languages the pages speak (English, German, Spanish) have one singular and one
+    plural form, which the script picks with Intl.PluralRules ("one", else "other").
+    """
+    one, other = _left_texts(1), _left_texts(2)
+    return {name: [one[name], other[name]] for name in one}
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A session's time left: the words, and the figures the page's script counts down."""
+
+    text: str
+    seconds_left: int
+    limit: int
+
+
+def session_clock(session: ParticipantSession, *, now=None) -> Clock | None:
+    """The trial page's clock for ``session`` (None without a deadline)."""
     if not session.deadline:
-        return ""
-    remaining = max(0, int((session.deadline - (now or timezone.now())).total_seconds() // 60))
-    return time_left_statement(minutes_left=remaining, limit=session.study.time_limit_minutes)
+        return None
+    seconds = (session.deadline - (now or timezone.now())).total_seconds()
+    seconds_left = max(0, math.ceil(seconds))
+    limit = session.study.time_limit_minutes
+    return Clock(time_left_statement(seconds_left=seconds_left, limit=limit), seconds_left, limit)

@@ -75,10 +75,53 @@ def test_it_asks_for_a_number_when_there_is_none(text):
     assert error.value.message == "Please enter a number, like 42 or 3.5."
 
 
-@pytest.mark.parametrize("text", ["40-50", "45 in 2019", "between 3 and 4", "1/2"])
+@pytest.mark.parametrize("text", ["40-50", "45 in 2019", "between 3 and 4", "2019/2020"])
 def test_it_refuses_text_with_several_different_numbers(text):
     with pytest.raises(AnswerFormatError, match="just one number"):
         parse_number(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [("0x10", "0x10"), ("0X1F", "0X1F"), ("-0x10", "-0x10"), ("0b101", "0b101"),
+     ("0o17", "0o17"), ("about 12_000 people", "12_000")],
+)  # fmt: skip
+def test_it_refuses_numbers_in_other_notations_and_says_to_type_digits(text, found):
+    with pytest.raises(AnswerFormatError) as error:
+        parse_number(text)
+    assert error.value.message == (
+        f"Please type the number with the digits 0 to 9, like 42 or 3.5 (we found {found})."
+    )
+
+
+@pytest.mark.parametrize("text", ["½", "3½", "1/2", "3 1/2", "3/4", "1⁄2"])
+def test_it_asks_for_a_fraction_as_a_decimal(text):
+    with pytest.raises(AnswerFormatError) as error:
+        parse_number(text)
+    assert error.value.message == "Please type a fraction as a decimal number, like 0.5 for ½."
+    with pytest.raises(AnswerFormatError) as error:
+        parse_number(text, "de")
+    assert "0,5" in error.value.message
+
+
+@pytest.mark.parametrize("text", ["1e-400", "1e400", "-1e-320", "1e301", 1e-320, 1e301])
+def test_it_refuses_numbers_too_large_or_too_small_for_a_float(text):
+    with pytest.raises(AnswerFormatError) as error:
+        parse_number(text)
+    assert error.value.message.startswith("That number is too large or too small to use.")
+
+
+@pytest.mark.parametrize("text", ["inf", "-inf", "nan", "Infinity", "NaN", float("inf")])
+def test_infinity_and_nan_are_no_numbers(text):
+    with pytest.raises(AnswerFormatError, match="Please enter a number"):
+        parse_number(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("0", 0), ("-0.5", -0.5), ("+3", 3), ("0.0001", 0.0001), ("1e-6", 1e-6)]
+)
+def test_small_and_signed_numbers_still_read(text, value):
+    assert parse_number(text) == value
 
 
 def test_it_takes_numbers_that_are_already_numbers():

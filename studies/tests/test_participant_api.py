@@ -176,6 +176,14 @@ def test_an_unreadable_number_keeps_the_trial_open(client, study):
         .json()["detail"]
         .startswith("Please enter just one number")
     )
+    for typed, start_of_message in [
+        ("0x10", "Please type the number with the digits 0 to 9"),
+        ("1e-400", "That number is too large or too small"),
+        ("½", "Please type a fraction as a decimal number"),
+    ]:
+        refused = submit(client, token, data["position"], typed)
+        assert refused.status_code == 400
+        assert refused.json()["detail"].startswith(start_of_message)
     assert submit(client, token, data["position"], "1,2").status_code == 201
 
 

@@ -79,7 +79,9 @@ def test_messages_and_errors_are_translated():
         assert time_statement(expected=15, limit=60) == (
             "Die Teilnahme dauert in der Regel etwa 15 Minuten; Sie haben bis zu 60 Minuten Zeit."
         )
-        assert time_left_statement(minutes_left=52, limit=60) == "Noch 52 von Ihren 60 Minuten"
+        assert time_left_statement(seconds_left=52 * 60, limit=60) == (
+            "Noch etwa 52 von Ihren 60 Minuten"
+        )
         with pytest.raises(answers.AnswerFormatError) as refused:
             parse_number("viel")
         assert refused.value.message == "Bitte geben Sie eine Zahl ein, z. B. 42 oder 3,5."

@@ -186,6 +186,17 @@ def test_non_numeric_text_gets_a_friendly_message_and_the_trial_stays_open(clien
     assert b'name="interactions" value="5"' in page.content
     reloaded = client.get(response["Location"])
     assert b"Please enter a number" not in reloaded.content
+    # The page reads numbers by the same rule as the JSON API.
+    for typed, message in [
+        ("0x10", "Please type the number with the digits 0 to 9, like 42 or 3.5 (we found 0x10)."),
+        ("1e-400", "That number is too large or too small to use."),
+        ("½", "Please type a fraction as a decimal number, like 0.5 for ½."),
+    ]:
+        client.post(
+            reverse("participate:answer", args=[session.token]),
+            {"position": trial.position, "number": typed},
+        )
+        assert message in client.get(session_url(session)).content.decode()
     assert Response.objects.count() == before
     session.refresh_from_db()
     assert session.current_position == trial.position
@@ -479,3 +490,40 @@ def test_a_broken_link_gets_a_calm_participant_page(client, study):
     assert response.status_code == 404 and b"This link does not work" in response.content
     assert b"Sign in" not in response.content
     assert client.get("/s/no-such-study/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/s/p/" + "x" * 43 + "/",
+        "/s/p/short/",  # cut short: no URL pattern takes it
+        "/s/p/bad.token!/",
+        "/s/p/" + "x" * 43 + "/withdraw/",
+        "/s/p/" + "x" * 43 + "/more/",
+        "/s/no-such-study/",
+        "/s/no-such-study/consent/",
+        "/s/no/such/page/",
+    ],
+)
+def test_every_participant_address_with_a_bad_token_gets_the_participant_page(
+    client, researcher, url
+):
+    client.force_login(researcher)  # even a signed-in researcher sees no researcher pages
+    response = client.get(url)
+    page = response.content.decode()
+    assert response.status_code == 404
+    assert "This link does not work" in page
+    assert "contact the researcher who sent you the link" in page
+    assert "We could not find that page" not in page
+    assert "Sign in" not in page and "Sign out" not in page and "/studies/" not in page
+    assert response["Referrer-Policy"] == "no-referrer"
+
+
+def test_opening_an_answer_address_again_leads_back_to_the_session(client, study):
+    session = ParticipantSession.objects.create(study=study, external_id="5f0c1d2e3a4b5c6d7e8f9a0b")
+    for name in ("begin", "answer", "finish"):
+        response = client.get(reverse(f"participate:{name}", args=[session.token]))
+        assert response.status_code == 302
+        assert response["Location"] == reverse("participate:session", args=[session.token])
+    response = client.get(reverse("participate:answer", args=["x" * 43]), follow=True)
+    assert response.status_code == 404 and b"This link does not work" in response.content

@@ -91,9 +91,9 @@ def test_a_ranking_still_to_place_is_refused_in_the_session_language(client, res
             {"HTTP_ACCEPT_LANGUAGE": "es-ES,es;q=0.9"},
             "Este enlace no funciona",
         ),
-        ("/s/p/short/?lang=de", {}, "Diese Seite wurde nicht gefunden"),
-        ("/s/p/short/", {"HTTP_ACCEPT_LANGUAGE": "es"}, "No hemos encontrado esa página"),
-        ("/s/p/short/", {}, "We could not find that page"),
+        ("/s/p/short/?lang=de", {}, "Dieser Link funktioniert nicht"),
+        ("/s/p/short/", {"HTTP_ACCEPT_LANGUAGE": "es"}, "Este enlace no funciona"),
+        ("/s/p/short/", {}, "This link does not work"),
     ],
 )
 def test_a_mistyped_participant_link_answers_in_the_link_or_browser_language(

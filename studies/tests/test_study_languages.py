@@ -242,3 +242,38 @@ def test_the_settings_page_lists_further_languages_under_a_legend_without_the_pr
     form.is_valid()
     assert "other_languages" not in form.errors
     assert form.cleaned_data["other_languages"] == ["en"]
+
+
+def test_translated_options_show_under_an_untranslated_question_and_the_other_way_round(
+    researcher,
+):
+    from studies.selectors.languages import check_texts, question_texts
+
+    study = make_study(researcher, pairs=3, checks=(None,))
+    study_update(study=study, actor=researcher, other_languages=["de"])
+    with_options = [q for q in study.pairs.all() if q.options]
+    only_options, only_text = with_options[0], with_options[-1]
+    check = study.attention_checks.get()
+    study_translation_set(
+        study=study,
+        actor=researcher,
+        language="de",
+        texts={
+            "questions": {
+                str(only_options.pk): {"options": [f"Option {o}" for o in only_options.options]},
+                str(only_text.pk): {"text": "Nur die Frage?"},
+            },
+            "checks": {str(check.pk): {"options": ["Gar nicht", "Nein", "Ja", "Voll"]}},
+        },
+    )
+    study.refresh_from_db()
+
+    shown = question_texts(study, only_options, "de")
+    assert shown.options == [f"Option {o}" for o in only_options.options]
+    assert shown.prompt == question_texts(study, only_options, "en").prompt  # the original
+    shown = question_texts(study, only_text, "de")
+    assert shown.prompt == "Nur die Frage?"
+    assert shown.options == question_texts(study, only_text, "en").options
+    shown = check_texts(study, check, "de")
+    assert shown.options == ["Gar nicht", "Nein", "Ja", "Voll"]
+    assert shown.prompt == check.prompt

@@ -15,6 +15,7 @@ on locked-down lab machines often block cookies.
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 
 from django.core.cache import cache
@@ -29,7 +30,7 @@ from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
 from studies.selectors.languages import session_language, token_language
 from studies.selectors.study import trial_current_by_token, trial_display
-from studies.selectors.timing import session_time_left
+from studies.selectors.timing import session_clock, time_left_texts
 from studies.services import sessions as svc
 from studies.views.participant_base import (
     REFUSED_TTL,
@@ -70,7 +71,9 @@ def _trial_context(session, trial, *, error: str = "", previous=None) -> dict:
         "error": error,
         "previous": previous,
         "key": secrets.token_urlsafe(12),
-        "time_left": session_time_left(session),
+        # The clock, in words (kept without JavaScript) and figures (static/js/clock.js).
+        "clock": session_clock(session),
+        "clock_texts": json.dumps(time_left_texts(), ensure_ascii=False),
         # Every answer type's input, drawn once with one sample option, item and rank,
         # for static/js/trial_flow.js to fill with the next trial's (its texts stay here).
         "answer_templates": ANSWER_TEMPLATES,

@@ -9,13 +9,14 @@ from __future__ import annotations
 from functools import wraps
 
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
 from core.languages import link_language, request_language, speaking
+from core.views import participant_link_broken
 from studies.models import ParticipantSession, Study
 from studies.selectors.languages import language_choose, session_language, study_in_language
 from studies.selectors.study import (
@@ -64,15 +65,13 @@ def participant_page(view):
                 # A mistyped or tampered link: a calm page, not the researchers' 404,
                 # in the language the view had reached.
                 with translation.override(request_language(request)):
-                    response = message_page(
-                        request,
-                        _("This link does not work"),
-                        _(
-                            "The address may be incomplete. Please open the study again from "
-                            "the page or message that sent you here."
-                        ),
-                        status=404,
-                    )
+                    response = participant_link_broken(request)
+            if response.status_code == 405 and request.method in ("GET", "HEAD"):
+                # An address that only takes a form's answer, opened again (from the
+                # history, say): the session's own page says where the participant is.
+                token = kwargs.get("token")
+                if token:
+                    response = redirect("participate:session", token)
         # The token is in the address: never leak it to other sites, never cache a trial.
         response["Referrer-Policy"] = "no-referrer"
         response["X-Robots-Tag"] = "noindex, nofollow"
