@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from core.api.serializers import JobSerializer
 from studies.models import StaleReason
 from studies.services import exports
@@ -44,12 +45,12 @@ class DecisionSerializer(serializers.Serializer):
     reasons = serializers.CharField()
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class DecisionInputSerializer(InputSerializer):
     decision = serializers.ChoiceField(choices=["include", "exclude", "auto"])
     reason = serializers.CharField(max_length=2000)
 
 
-class ExportInputSerializer(serializers.Serializer):
+class ExportInputSerializer(InputSerializer):
     format = serializers.ChoiceField(choices=sorted(exports.FORMATS))
     include_platform_ids = serializers.BooleanField(default=False)
 
