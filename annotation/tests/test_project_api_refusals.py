@@ -53,7 +53,7 @@ def test_an_export_with_an_unknown_method_names_the_methods(researcher_api, proj
     response = researcher_api.get(_url(project, "exports/chocolate/"), {"method": "bogus"})
     assert response.status_code == 400
     assert response.json()["errors"]["method"] == [
-        "Choose one of majority, dawid_skene, mace, not “bogus”."
+        "“bogus” is not a valid choice: choose one of majority, dawid_skene, mace."
     ]
 
 
@@ -71,7 +71,7 @@ def test_the_items_list_refuses_an_unknown_status_or_parameter(researcher_api, p
     wrong = researcher_api.get(url, {"status": "done"})
     assert wrong.status_code == 400
     assert wrong.json()["errors"]["status"] == [
-        "Choose one of open, in_progress, complete, not “done”."
+        "“done” is not a valid choice: choose one of open, in_progress, complete."
     ]
     typo = researcher_api.get(url, {"stauts": "open"})
     assert typo.status_code == 400 and "stauts" in typo.json()["errors"]

@@ -47,7 +47,7 @@ def _name_the_choices(field) -> None:
     choices = [str(key) for key in field.choices][:40]
     field.error_messages = {
         **field.error_messages,
-        "invalid_choice": f"Choose one of {', '.join(choices)}, not “{{input}}”.",
+        "invalid_choice": f"“{{input}}” is not a valid choice: choose one of {', '.join(choices)}.",
     }
 
 

@@ -65,7 +65,7 @@ def test_a_wrong_choice_names_the_choices(researcher_api, draft):
     response = researcher_api.post(_url(draft, "status/"), {"status": "open"}, format="json")
     assert response.status_code == 400
     assert response.json()["errors"]["status"] == [
-        "Choose one of draft, pilot, live, paused, closed, not “open”."
+        "“open” is not a valid choice: choose one of draft, pilot, live, paused, closed."
     ]
 
 
