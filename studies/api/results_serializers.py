@@ -50,6 +50,17 @@ class DecisionInputSerializer(InputSerializer):
     reason = serializers.CharField(max_length=2000)
 
 
+class SvgQuerySerializer(InputSerializer):
+    svg = serializers.BooleanField(default=False, help_text="Include the SVG plots.")
+
+
+def wants_svg(request) -> bool:
+    """The ?svg= of a results request; anything but a yes or no is a 400."""
+    query = SvgQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data["svg"]
+
+
 class ExportInputSerializer(InputSerializer):
     format = serializers.ChoiceField(choices=sorted(exports.FORMATS))
     include_platform_ids = serializers.BooleanField(default=False)

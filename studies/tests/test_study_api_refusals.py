@@ -144,3 +144,15 @@ def test_leaving_out_a_chosen_pair_also_needs_replace_but_adding_does_not(
     shrunk = put(url, {"chart_set": chart_set.slug, "questions": ids[:1]}, format="json")
     assert shrunk.status_code == 409 and shrunk.json()["replaced"] == 2
     assert study.study_pairs.count() == 3
+
+
+def test_results_refuse_an_svg_that_is_no_yes_or_no(researcher_api, draft):
+    from django.urls import reverse
+
+    for name in ("api:study-results", "api:study-model-results"):
+        url = reverse(name, args=[draft.slug])
+        wrong = researcher_api.get(url, {"svg": "maybe"})
+        assert wrong.status_code == 400 and "svg" in wrong.json()["errors"], name
+        typo = researcher_api.get(url, {"svgs": "1"})
+        assert typo.status_code == 400 and "svgs" in typo.json()["errors"], name
+        assert researcher_api.get(url, {"svg": "true"}).status_code == 200, name
