@@ -149,6 +149,11 @@ class PairsSetSerializer(InputSerializer):
     def validate(self, attrs):
         if not attrs.get("all") and not attrs.get("questions"):
             raise serializers.ValidationError({"questions": ["Choose pairs, or send all=true."]})
+        if attrs.get("all") and attrs.get("questions"):
+            # Which one was meant cannot be told; all=true used to drop the list unread.
+            raise serializers.ValidationError(
+                {"questions": ["Send either questions or all=true, not both."]}
+            )
         return attrs
 
 

@@ -156,3 +156,16 @@ def test_results_refuse_an_svg_that_is_no_yes_or_no(researcher_api, draft):
         typo = researcher_api.get(url, {"svgs": "1"})
         assert typo.status_code == 400 and "svgs" in typo.json()["errors"], name
         assert researcher_api.get(url, {"svg": "true"}).status_code == 200, name
+
+
+def test_pairs_with_both_a_list_and_all_are_refused(researcher_api, researcher):
+    chart_set = make_chart_set(researcher, pairs=2)
+    study = Study.objects.create(owner=researcher, title="Both", slug="both")
+    one = chart_set.questions.order_by("code").first().pk
+    body = {"chart_set": chart_set.slug, "questions": [one], "all": True}
+    response = researcher_api.put(_url(study, "pairs/"), body, format="json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["questions"] == [
+        "Send either questions or all=true, not both."
+    ]
+    assert study.study_pairs.count() == 0
