@@ -51,7 +51,11 @@ class DecisionInputSerializer(InputSerializer):
 
 
 class SvgQuerySerializer(InputSerializer):
-    svg = serializers.BooleanField(default=False, help_text="Include the SVG plots.")
+    svg = serializers.BooleanField(
+        default=False,
+        help_text="Include the SVG plots.",
+        error_messages={"invalid": "Give true or false (or 1 or 0)."},
+    )
 
 
 def wants_svg(request) -> bool:
