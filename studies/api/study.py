@@ -182,7 +182,7 @@ class StudyPairsView(StudyScoped, APIView):
         description="Replaces the study's choice with these pairs. A choice that drops pairs "
         "the study uses now (another chart set's, or ones left out) answers 409 with "
         "`replaced` and changes nothing, unless the body says replace=true. The pair ids are "
-        "the `id`s of GET /api/v1/library/chart-sets/{slug}/pairs/.",
+        "the `id` fields of GET /api/v1/library/chart-sets/{slug}/pairs/.",
         request=PairsSetSerializer,
         responses={
             200: StudyPairSerializer(many=True),

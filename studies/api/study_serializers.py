@@ -137,7 +137,8 @@ class PairsSetSerializer(InputSerializer):
         child=serializers.IntegerField(min_value=1),
         required=False,
         max_length=5000,
-        help_text="Question (pair) ids of that set. Leave out together with all=true.",
+        help_text="Pair ids of that set (the `id` fields of GET "
+        "/api/v1/library/chart-sets/{slug}/pairs/). Leave out with all=true.",
     )
     all = serializers.BooleanField(default=False, help_text="Use every complete pair of the set.")
     replace = serializers.BooleanField(
