@@ -15,6 +15,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.functional import empty
 
 from core.api.errors import OUT_OF_RANGE, error_body
+from core.api.serializers import MAX_ID
 from core.errors import ServiceError
 from core.languages import request_language
 
@@ -85,6 +86,20 @@ class ApiErrorMiddleware:
         if is_api_request(request) and response.status_code >= 400 and not _is_json(response):
             response = self._as_json(request, response)
         return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        # An id in the URL larger than any row's (20 digits) is a mistake, not a missing
+        # row: a 400 naming it, the same on every database (the ORM would answer 404).
+        if not is_api_request(request):
+            return None
+        errors = {
+            name: [f"{value} is out of range: ids are whole numbers up to {MAX_ID}."]
+            for name, value in view_kwargs.items()
+            if isinstance(value, int) and value > MAX_ID
+        }
+        if not errors:
+            return None
+        return JsonResponse(error_body(OUT_OF_RANGE, errors), status=400)
 
     def process_exception(self, request, exception):
         if is_database_unavailable(exception):

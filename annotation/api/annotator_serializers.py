@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from annotation.api.serializers import ASSIGNMENT_STATES, LabelsField, image_src
 from annotation.models import Assignment, Category, LabelSet, Project
+from core.api.input import InputSerializer
 
 
 class StandingSerializer(serializers.Serializer):
@@ -82,7 +83,7 @@ class WorkAssignmentSerializer(serializers.ModelSerializer):
         return WorkCategorySerializer(self.context["categories"], many=True).data
 
 
-class LabelsInputSerializer(serializers.Serializer):
+class LabelsInputSerializer(InputSerializer):
     labels = LabelsField
     active_seconds = serializers.FloatField(
         required=False, min_value=0, help_text="Active time on the item so far, in seconds."
@@ -144,7 +145,7 @@ class SubmittedSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SkipSerializer(serializers.Serializer):
+class SkipSerializer(InputSerializer):
     reason = serializers.CharField(max_length=1000, allow_blank=True)
 
 

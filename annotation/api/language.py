@@ -8,14 +8,15 @@ from annotation.services import queue_sql
 
 
 class ProjectLanguageMixin:
-    """For API views whose URL names a project (``slug``) or an assignment (``pk``).
-
-    A URL with a slug reads the project's row itself and keeps it as ``self.project``
-    (None when there is no such project) for the view, so that the language costs
-    the view no statement of its own: the next-item request is made for every item.
-    Both reads are the queue's hand-written SQL (services/queue_sql.py), as the
-    submit with next is made for every item too.
-    """
+    # Notes in comments, not a docstring: the API docs would show a docstring as the
+    # description of every operation of a view that has none of its own.
+    #
+    # For API views whose URL names a project (`slug`) or an assignment (`pk`).
+    # A URL with a slug reads the project's row itself and keeps it as `self.project`
+    # (None when there is no such project) for the view, so that the language costs
+    # the view no statement of its own: the next-item request is made for every item.
+    # Both reads are the queue's hand-written SQL (services/queue_sql.py), as the
+    # submit with next is made for every item too.
 
     project: Project | None = None
 

@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from annotation.api.annotator_serializers import LabelsInputSerializer, WorkCategorySerializer
 from annotation.models import GoldItem, QualificationRound, QualityPolicy
+from core.api.input import InputSerializer
 from core.api.serializers import MAX_ID
 
 
@@ -72,7 +73,7 @@ class RoundResultSerializer(serializers.Serializer):
     items = ResultItemSerializer(many=True)
 
 
-class GrantSerializer(serializers.Serializer):
+class GrantSerializer(InputSerializer):
     round = serializers.IntegerField(min_value=1, help_text="The round's position.")
     reason = serializers.CharField(max_length=500)
 
@@ -155,13 +156,13 @@ class GoldSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class GoldInputSerializer(serializers.Serializer):
+class GoldInputSerializer(InputSerializer):
     labels = serializers.JSONField()
     explanation = serializers.CharField(required=False, allow_blank=True, max_length=2000)
     active_seconds = serializers.FloatField(required=False)
 
 
-class GoldFromReferenceSerializer(serializers.Serializer):
+class GoldFromReferenceSerializer(InputSerializer):
     items = serializers.ListField(
         child=serializers.IntegerField(min_value=1, max_value=MAX_ID), required=False
     )
@@ -186,7 +187,7 @@ class RoundSerializer(serializers.ModelSerializer):
         return [g.item_id for g in round_.gold_items.all()]
 
 
-class RoundInputSerializer(serializers.Serializer):
+class RoundInputSerializer(InputSerializer):
     title = serializers.CharField(max_length=120)
     items = serializers.ListField(
         child=serializers.IntegerField(), min_length=1, help_text="Item ids with gold."
@@ -254,12 +255,14 @@ class QualityOverviewSerializer(serializers.Serializer):
     annotators = QualificationRowSerializer(many=True)
 
 
-class DecisionSerializer(serializers.Serializer):
+class DecisionSerializer(InputSerializer):
     reason = serializers.CharField(max_length=500)
 
 
-class RoundPatchSerializer(serializers.Serializer):
+class RoundPatchSerializer(InputSerializer):
     """A partial change to a round; once annotators attempted it, only the title may differ."""
+
+    refused_keys = {"position": "A round's place changes with POST .../move/ (up or down)."}
 
     title = serializers.CharField(max_length=120, required=False)
     items = serializers.ListField(
@@ -285,18 +288,8 @@ class RoundPatchSerializer(serializers.Serializer):
         "for annotators who used every attempt); null uses the project's attempts per round.",
     )
 
-    def validate(self, attrs):
-        unknown = sorted(set(self.initial_data) - set(self.fields))
-        if "position" in unknown:
-            raise serializers.ValidationError(
-                {"position": ["A round's place changes with POST .../move/ (up or down)."]}
-            )
-        if unknown:
-            raise serializers.ValidationError({key: ["Not a field of a round."] for key in unknown})
-        return attrs
 
-
-class RoundMoveSerializer(serializers.Serializer):
+class RoundMoveSerializer(InputSerializer):
     direction = serializers.ChoiceField(choices=[("up", "up"), ("down", "down")])
 
 

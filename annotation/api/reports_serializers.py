@@ -6,10 +6,20 @@ from rest_framework import serializers
 from analysis.aggregation import METHODS
 from annotation.services.reports import LABEL_SOURCES
 from annotation.services.reports.aggregate import UNKNOWN_LABEL_SOURCE
+from core.api.input import InputSerializer
 from core.api.serializers import JobSerializer
 
+METHOD_CHOICES = ", ".join(METHODS)
 
-class ReportQuerySerializer(serializers.Serializer):
+
+class ReportQuerySerializer(InputSerializer):
+    # The report aggregates with the project's own method; a ?method= here would be ignored.
+    refused_keys = {
+        "method": "The report aggregates labels with the project's aggregation_method (one of "
+        f"{METHOD_CHOICES}); change it with PATCH /api/v1/projects/{{slug}}/. The exports take "
+        f"?method= (one of {METHOD_CHOICES}).",
+    }
+
     labels = serializers.ChoiceField(
         choices=LABEL_SOURCES,
         required=False,
@@ -44,6 +54,7 @@ class ReportStateSerializer(serializers.Serializer):
 
 
 class ExportQuerySerializer(ReportQuerySerializer):
+    refused_keys = {}
     method = serializers.ChoiceField(
         choices=list(METHODS.items()),
         required=False,
@@ -53,7 +64,7 @@ class ExportQuerySerializer(ReportQuerySerializer):
     )
 
 
-class TieRuleSerializer(serializers.Serializer):
+class TieRuleSerializer(InputSerializer):
     tie_rule = serializers.ChoiceField(
         choices=[("negative", "A tie is no error"), ("positive", "A tie is an error")],
         help_text="How a majority vote with as many raters for as against an error is decided.",

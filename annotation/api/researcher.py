@@ -16,6 +16,7 @@ from annotation.api.researcher_serializers import (
     ImportCreateSerializer,
     ImportQueuedSerializer,
     ItemDetailSerializer,
+    ItemQuerySerializer,
     ItemSerializer,
     LeaseSerializer,
     ProjectProgressSerializer,
@@ -118,9 +119,9 @@ class CategoryDetailView(generics.GenericAPIView):
 class ImportListCreateView(generics.ListAPIView):
     """Imports into the project, newest first; POST uploads a caption file (and a zip of images).
 
-    An upload over ``CHARTROOM_CAPTIONS_INLINE_BYTES`` (5 MB; file and images together) is
-    imported by a background job: 202 with the job's id and URL. Its result holds the
-    ImportBatch id (``batch``) or the problems, each with its file and row.
+    A large upload (over 5 MB by default, file and images together) is imported by a
+    background job: 202 with the job's id and URL. The job's result holds the import's id
+    (`batch`) or the problems, each with its file and row.
     """
 
     permission_classes = [IsResearcher]
@@ -180,10 +181,12 @@ class ItemListView(generics.ListAPIView):
 
     def get_queryset(self):
         project = _project(self.request, self.kwargs["slug"])
+        query = ItemQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
         return item_page(
             project,
-            split=self.request.query_params.get("split", ""),
-            status=self.request.query_params.get("status", ""),
+            split=query.validated_data.get("split", ""),
+            status=query.validated_data.get("status", ""),
         )
 
 

@@ -10,19 +10,26 @@ from rest_framework import serializers
 from annotation.api.serializers import ASSIGNMENT_STATES, image_src
 from annotation.models import Assignment, Category, ImportBatch, Item, LabelSet, Project
 from annotation.services.projects import PROJECT_SETTINGS
+from core.api.input import InputModelSerializer, InputSerializer
 
 
-class ProjectSerializer(serializers.ModelSerializer):
+class ProjectSerializer(InputModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
+    # No length limit here: the service says what a currency code is (core.currencies).
+    currency = serializers.CharField(
+        required=False,
+        help_text="ISO 4217 code of the pay_per_item and target_hourly_rate amounts, such as "
+        "USD (the default), EUR or GBP.",
+    )
 
     class Meta:
         model = Project
-        read_only_fields = ["id", "slug", "owner", "invite_code", "created_at", "currency"]
+        read_only_fields = ["id", "slug", "owner", "invite_code", "created_at"]
         # What a researcher may change is the service's list, so the two cannot drift apart.
         fields = [*read_only_fields, *PROJECT_SETTINGS]
 
 
-class CategorySerializer(serializers.ModelSerializer):
+class CategorySerializer(InputModelSerializer):
     class Meta:
         model = Category
         fields = [
@@ -32,7 +39,7 @@ class CategorySerializer(serializers.ModelSerializer):
         read_only_fields = ["position"]
 
 
-class CategoryUpdateSerializer(serializers.ModelSerializer):
+class CategoryUpdateSerializer(InputModelSerializer):
     class Meta:
         model = Category
         fields = [
@@ -82,6 +89,18 @@ class ItemSerializer(serializers.ModelSerializer):
         ]
 
 
+class ItemQuerySerializer(InputSerializer):
+    split = serializers.CharField(
+        required=False, allow_blank=True, help_text="Only this split (LVLM, LLM, FT ...)."
+    )
+    status = serializers.ChoiceField(
+        choices=["open", "in_progress", "complete"], required=False, allow_blank=True
+    )
+    # The pagination's own parameters, checked there (core.api.pagination).
+    page = serializers.CharField(required=False)
+    page_size = serializers.CharField(required=False)
+
+
 class LabelSetSerializer(serializers.ModelSerializer):
     annotator = serializers.CharField(source="annotator.username", read_only=True)
 
@@ -99,7 +118,7 @@ class ItemDetailSerializer(ItemSerializer):
         read_only_fields = fields
 
 
-class ImportCreateSerializer(serializers.Serializer):
+class ImportCreateSerializer(InputSerializer):
     file = serializers.FileField(help_text="CHOCOLATE JSON, JSON Lines or CSV.")
     images = serializers.FileField(required=False, help_text="A zip of chart images.")
     format = serializers.ChoiceField(choices=["json", "jsonl", "csv"], required=False)
@@ -189,10 +208,10 @@ class LeaseSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ReleaseSerializer(serializers.Serializer):
+class ReleaseSerializer(InputSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
 
 
-class ReassignSerializer(serializers.Serializer):
+class ReassignSerializer(InputSerializer):
     annotator = serializers.CharField(help_text="Username of a member of the project.")
     reason = serializers.CharField(required=False, allow_blank=True, max_length=500)

@@ -20,6 +20,7 @@ from annotation.defaults import (
 from annotation.languages import CATEGORY_TEXTS, PROJECT_TEXTS, check_language, clean_translations
 from annotation.models import Category, Item, LabelSet, Project, ProjectMember, ReferenceLabels
 from annotation.services.overlap import overlap_estimates_refresh, project_disputes_recompute
+from core.currencies import currency_error
 from core.errors import ServiceError
 from core.models import User
 from core.services.audit import audit_record
@@ -48,6 +49,7 @@ PROJECT_SETTINGS = (
     "split_map",
     "pay_per_item",
     "target_hourly_rate",
+    "currency",
     "accepting_annotators",
     "overlap_policy",
     "overlap_k_min",
@@ -64,6 +66,13 @@ PROJECT_SETTINGS = (
 _DISPUTE_SETTINGS = {"overlap_policy", "overlap_k_min", "overlap_rule", "overlap_threshold"}
 
 
+def _currency_errors(settings: dict) -> dict:
+    if "currency" not in settings:
+        return {}
+    problem = currency_error(settings["currency"])
+    return {"currency": [problem]} if problem else {}
+
+
 @transaction.atomic
 def project_create(
     *, owner: User, title: str, description: str = "", slug: str = "", **settings
@@ -74,7 +83,11 @@ def project_create(
         raise TypeError(f"project_create got unexpected settings {sorted(unknown)}")
     if "split_map" in settings:
         settings["split_map"] = _clean_split_map(settings["split_map"])
-    errors = {**_overlap_errors(Project(), settings), **_language_errors(settings)}
+    errors = {
+        **_overlap_errors(Project(), settings),
+        **_language_errors(settings),
+        **_currency_errors(settings),
+    }
     if errors:
         raise ValidationError(errors)
     project = Project.objects.create(
@@ -134,6 +147,7 @@ def project_update(*, project: Project, actor: User | None = None, **changes) ->
             errors[money] = ["Use an amount of zero or more."]
     errors.update(_overlap_errors(project, changes))
     errors.update(_language_errors(changes))
+    errors.update(_currency_errors(changes))
     if "aggregation_method" in changes and changes["aggregation_method"] not in METHODS:
         errors["aggregation_method"] = [f"Choose one of {', '.join(METHODS)}."]
     if errors:

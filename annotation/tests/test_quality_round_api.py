@@ -43,8 +43,8 @@ def test_patch_refuses_bad_input_with_400(project, three, researcher_api, make_i
         ({"pass_mark": 1.5}, None),
         ({"rule": "kappa"}, None),
         ({"title": "  "}, None),
-        ({"position": 3}, "Invalid input: A round's place changes with POST .../move/"),
-        ({"colour": "red"}, "Invalid input: Not a field of a round."),
+        ({"position": 3}, "Unknown fields: position. A round's place changes with POST .../move/"),
+        ({"colour": "red"}, "Unknown fields: colour. This request takes: title, items,"),
     ]
     for body, detail in cases:
         response = researcher_api.patch(_url(project, 1), body, format="json")
@@ -54,7 +54,7 @@ def test_patch_refuses_bad_input_with_400(project, three, researcher_api, make_i
         if detail:
             assert payload["detail"].startswith(detail)
     unknown = researcher_api.patch(_url(project, 1), {"colour": "red"}, format="json").json()
-    assert unknown["errors"] == {"colour": ["Not a field of a round."]}
+    assert unknown["errors"] == {"colour": ["Unknown field."]}
     assert round_titles(project) == ["Round one", "Round two", "Round three"]
 
 

@@ -72,7 +72,8 @@ def exception_handler(exc, context):
         else:
             errors = {"non_field_errors": _flatten(data)}
         first = next(iter(errors.values()), ["Invalid input."])
-        detail = (
+        # A refusal may sum itself up (core.api.input names the keys it refused).
+        detail = getattr(exc, "summary", None) or (
             "Invalid input: " + first[0]
             if len(errors) == 1 and len(first) == 1
             else "Invalid input."

@@ -1,7 +1,41 @@
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
 
+def _positive(value: str) -> int | None:
+    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
+
+
 class Pagination(PageNumberPagination):
+    """DRF's page numbers, with a malformed ?page= or ?page_size= a 400 that says so.
+
+    DRF answers 404 for ?page=abc, and quietly falls back to the default size for
+    ?page_size=abc or to the largest for a larger one; a page past the end stays a 404,
+    naming the last page.
+    """
+
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 500
+
+    def paginate_queryset(self, queryset, request, view=None):
+        errors = {}
+        page = request.query_params.get(self.page_query_param)
+        if page is not None and page not in self.last_page_strings and _positive(page) is None:
+            errors[self.page_query_param] = [
+                f"Give a page number of 1 or more (or 'last'), not {page[:40]!r}."
+            ]
+        size = request.query_params.get(self.page_size_query_param)
+        if size is not None and not 1 <= (_positive(size) or 0) <= self.max_page_size:
+            errors[self.page_size_query_param] = [
+                f"Give a page size from 1 to {self.max_page_size}, not {size[:40]!r}."
+            ]
+        if errors:
+            raise ValidationError(errors)
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except NotFound:
+            last = max(
+                1, self.django_paginator_class(queryset, self.get_page_size(request)).num_pages
+            )
+            raise NotFound(f"There is no page {page}: the last page is {last}.") from None

@@ -40,15 +40,24 @@ def _standard_errors(path: str, method: str, operation: dict) -> dict[str, dict]
             "The database cannot be reached; try again after the Retry-After header's seconds."
         ),
     }
-    has_query = any(p.get("in") == "query" for p in operation.get("parameters", []))
-    if method in WRITE_METHODS or has_query or "requestBody" in operation:
+    parameters = operation.get("parameters", [])
+    has_query = any(p.get("in") == "query" for p in parameters)
+    # An id in the path beyond any row's is a 400 (core.middleware.ApiErrorMiddleware).
+    has_id = any(
+        p.get("in") == "path" and p.get("schema", {}).get("type") == "integer" for p in parameters
+    )
+    if method in WRITE_METHODS or has_query or has_id or "requestBody" in operation:
         errors["400"] = _error("Invalid input; `errors` names each field. Nothing was changed.")
     if _requires_sign_in(operation):
         errors["403"] = _error("Signed in, but this account's role may not do this.")
-    # DRF's pagination answers 404 for a page past the end or a page that is not a number.
-    paginated = any(p.get("name") == "page" for p in operation.get("parameters", []))
+    # A page past the end is a 404 (a page that is not a number a 400: core.api.pagination).
+    paginated = any(p.get("name") == "page" for p in parameters)
     if "{" in path or paginated:
-        errors["404"] = _error("No such object, or not one this account may see.")
+        errors["404"] = _error(
+            "No such object, or not one this account may see; or a page past the last."
+            if paginated
+            else "No such object, or not one this account may see."
+        )
     return errors
 
 

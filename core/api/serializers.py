@@ -1,5 +1,6 @@
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from core.models import ApiToken, Job, User
 
 # The largest id a BigAutoField holds: larger numbers in input are refused as invalid
@@ -24,7 +25,7 @@ class ApiTokenSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ApiTokenCreateSerializer(serializers.Serializer):
+class ApiTokenCreateSerializer(InputSerializer):
     name = serializers.CharField(max_length=100)
 
 

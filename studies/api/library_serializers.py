@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from studies.models import AnswerType, Chart, ChartGroup, ChartSet, ManipulationType, Question
 
 
@@ -26,7 +27,7 @@ class ManipulationTypeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class ManipulationTypeCreateSerializer(serializers.Serializer):
+class ManipulationTypeCreateSerializer(InputSerializer):
     label = serializers.CharField(max_length=100)
     description = serializers.CharField(required=False, allow_blank=True, default="")
     vocabulary = serializers.ListField(
@@ -65,13 +66,13 @@ class ChartSetSerializer(serializers.ModelSerializer):
         )
 
 
-class ChartSetCreateSerializer(serializers.Serializer):
+class ChartSetCreateSerializer(InputSerializer):
     title = serializers.CharField(max_length=200)
     slug = serializers.CharField(max_length=80, required=False, allow_blank=True, default="")
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class ChartSetUpdateSerializer(serializers.Serializer):
+class ChartSetUpdateSerializer(InputSerializer):
     title = serializers.CharField(max_length=200, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
 
@@ -94,8 +95,13 @@ class ChartSerializer(serializers.ModelSerializer):
 
 
 class PairSerializer(serializers.ModelSerializer):
-    """A question (``G7_Q1``) with its key and both charts."""
+    """A pair of the chart library: its FACT question (G7_Q1), the answer key and both charts
+    (the non-manipulated _1 and the manipulated _2)."""
 
+    id = serializers.IntegerField(
+        read_only=True,
+        help_text="The pair's id: what PUT /api/v1/studies/{slug}/pairs/ takes in `questions`.",
+    )
     group = serializers.CharField(source="group.code", read_only=True)
     chart_type = serializers.CharField(source="group.chart_type", read_only=True)
     manipulation = serializers.CharField(source="group.manipulation.slug", read_only=True)
@@ -105,14 +111,14 @@ class PairSerializer(serializers.ModelSerializer):
     class Meta:
         model = Question
         fields = [
-            "code", "group", "chart_type", "manipulation", "text", "stem", "answer_type",
+            "id", "code", "group", "chart_type", "manipulation", "text", "stem", "answer_type",
             "options", "answer_key", "key_value", "tolerance", "mind_question", "charts",
             "spec", "updated_at",
         ]  # fmt: skip
         read_only_fields = fields
 
 
-class PairUpdateSerializer(serializers.Serializer):
+class PairUpdateSerializer(InputSerializer):
     text = serializers.CharField(required=False)
     answer_type = serializers.ChoiceField(choices=AnswerType.choices, required=False)
     answer_key = serializers.CharField(max_length=500, required=False)
@@ -133,7 +139,7 @@ class GroupSerializer(serializers.ModelSerializer):
         return [q.code for q in getattr(group, "sorted_questions", [])]
 
 
-class ImportSerializer(serializers.Serializer):
+class ImportSerializer(InputSerializer):
     file = serializers.FileField(
         required=False,
         help_text="A .zip of the benchmark (CHARTOM layout or a manifest with images).",
@@ -188,7 +194,7 @@ class JobQueuedSerializer(serializers.Serializer):
     job_url = serializers.URLField()
 
 
-class SpecsSerializer(serializers.Serializer):
+class SpecsSerializer(InputSerializer):
     specs = serializers.JSONField(help_text="One chart spec object or a list of them.")
     background = serializers.BooleanField(required=False, default=False)
 
@@ -202,7 +208,7 @@ class GenerateResultSerializer(serializers.Serializer):
     files_written = serializers.IntegerField()
 
 
-class PreviewInputSerializer(serializers.Serializer):
+class PreviewInputSerializer(InputSerializer):
     spec = serializers.JSONField(help_text="One chart spec object.")
 
 
@@ -214,5 +220,5 @@ class PreviewSerializer(serializers.Serializer):
     manipulated = serializers.CharField(help_text="PNG of <id>_2, base64.")
 
 
-class ImageUploadSerializer(serializers.Serializer):
+class ImageUploadSerializer(InputSerializer):
     image = serializers.FileField(help_text="PNG, JPEG, GIF or WebP.")

@@ -20,6 +20,7 @@ from studies.api.model_eval_serializers import (
     ModelEvalExportErrorSerializer,
     ModelEvalSerializer,
 )
+from studies.api.results_serializers import wants_svg
 from studies.selectors.model_eval import model_eval_report
 from studies.selectors.study import study_get
 from studies.services.model_eval import model_answers_import
@@ -72,8 +73,7 @@ class ModelEvalResultsView(StudyModelsScoped, APIView):
         responses={200: ModelEvalSerializer},
     )
     def get(self, request, slug):
-        svg = request.query_params.get("svg") in ("1", "true")
-        return Response(model_eval_report(self.get_study(), svg=svg))
+        return Response(model_eval_report(self.get_study(), svg=wants_svg(request)))
 
 
 class ModelPromptsView(StudyModelsScoped, APIView):

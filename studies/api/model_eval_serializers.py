@@ -2,10 +2,11 @@
 
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from studies.model_answers_format import DEFAULT_MAX_BYTES
 
 
-class ModelAnswersUploadSerializer(serializers.Serializer):
+class ModelAnswersUploadSerializer(InputSerializer):
     file = serializers.FileField(
         help_text="CSV or JSON Lines: model, chart_id, fact_answer, mind_prediction, "
         "mind_justification."

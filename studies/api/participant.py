@@ -103,7 +103,7 @@ ERRORS = {
 TOO_MANY_ARRIVALS = OpenApiResponse(
     ParticipantErrorSerializer,
     description="`too_many_arrivals`: too many starts and declines from this address into this "
-    "study within the window (CHARTROOM_ARRIVALS_LIMIT); `Retry-After` says when to try again.",
+    "study within a short time; `Retry-After` says when to try again.",
 )
 
 

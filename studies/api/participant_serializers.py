@@ -8,6 +8,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from studies import answer_types
 from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.languages import session_language
@@ -66,7 +67,7 @@ class PublicStudySerializer(serializers.Serializer):
     unavailable_reason = serializers.CharField(allow_null=True)
 
 
-class StartSerializer(serializers.Serializer):
+class StartSerializer(InputSerializer):
     consent = serializers.BooleanField(
         help_text="Must be true: the participant read the consent text and agreed. "
         "To record a decline, use the decline endpoint."
@@ -139,7 +140,9 @@ def session_state(session) -> dict:
 
 
 class SessionStateSerializer(serializers.Serializer):
-    """The schema of :func:`session_state`, which builds the data."""
+    """Where the participant is in the session: its stage (instructions, trial, completed or
+    ended), the position among its trials, the time left and, once it is finished, the
+    completion code or redirect."""
 
     token = serializers.CharField()
     study = serializers.CharField(source="study.slug")
@@ -251,13 +254,14 @@ class DocumentedAnswerField(AnswerField):
 
 
 class FieldsBuiltOnce:
-    """A serializer whose declared fields are built once per class, not per instance.
-
-    DRF rebuilds every declared field for each serializer (a deep copy runs each field's
-    ``__init__`` again); for the answer, sent many times a second, that was most of its
-    validation's cost. Each instance binds shallow copies instead: the fields keep no
-    state of their own between validations (simple fields only, no nested serializers).
-    """
+    # Notes in comments, not a docstring: the API docs would show a docstring as the
+    # description of every serializer built on this one.
+    #
+    # A serializer whose declared fields are built once per class, not per instance.
+    # DRF rebuilds every declared field for each serializer (a deep copy runs each field's
+    # __init__ again); for the answer, sent many times a second, that was most of its
+    # validation's cost. Each instance binds shallow copies instead: the fields keep no
+    # state of their own between validations (simple fields only, no nested serializers).
 
     def get_fields(self):
         cls = type(self)
@@ -268,7 +272,9 @@ class FieldsBuiltOnce:
         return {name: copy.copy(field) for name, field in built.items()}
 
 
-class SubmitSerializer(FieldsBuiltOnce, serializers.Serializer):
+class SubmitSerializer(FieldsBuiltOnce, InputSerializer):
+    """The participant's answer to the current trial, with how long it took."""
+
     position = serializers.IntegerField(min_value=0, help_text="The current trial's position.")
     answer = DocumentedAnswerField(
         # Each answer type says what its answer is (studies.answer_types).

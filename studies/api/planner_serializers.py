@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from studies.selectors.planner import DEFAULTS, MODES, PRIORS, limits
 
 
-class PlanInputSerializer(serializers.Serializer):
+class PlanInputSerializer(InputSerializer):
     mode = serializers.ChoiceField(choices=list(MODES), default=DEFAULTS.mode)
     half_width = serializers.FloatField(default=DEFAULTS.half_width, **limits("half_width"))
     prior = serializers.ChoiceField(choices=list(PRIORS), default=DEFAULTS.prior)

@@ -16,6 +16,7 @@ from studies.api.results_serializers import (
     ExportInputSerializer,
     ResultsSerializer,
     StudyComparisonSerializer,
+    wants_svg,
 )
 from studies.selectors import results as results_sel
 from studies.selectors.results_compare import study_comparison
@@ -51,11 +52,12 @@ class StudyResultsView(StudyResultsScoped, APIView):
         responses={200: ResultsSerializer},
     )
     def get(self, request, slug):
+        svg = wants_svg(request)
         study = self.get_study()
         snapshot, job, count, _ = results_sel.study_results_state(study)
         data = dict(snapshot.data) if snapshot and snapshot.computed_at else None
         reason = snapshot.stale_reason(count) if snapshot else None
-        if data is not None and request.query_params.get("svg") not in ("1", "true"):
+        if data is not None and not svg:
             data.pop("svg", None)
         body = {
             "computed_at": snapshot.computed_at if snapshot else None,

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from core.api.input import InputSerializer
 from core.api.serializers import JobSerializer
 from studies.models import StaleReason
 from studies.services import exports
@@ -44,12 +45,27 @@ class DecisionSerializer(serializers.Serializer):
     reasons = serializers.CharField()
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class DecisionInputSerializer(InputSerializer):
     decision = serializers.ChoiceField(choices=["include", "exclude", "auto"])
     reason = serializers.CharField(max_length=2000)
 
 
-class ExportInputSerializer(serializers.Serializer):
+class SvgQuerySerializer(InputSerializer):
+    svg = serializers.BooleanField(
+        default=False,
+        help_text="Include the SVG plots.",
+        error_messages={"invalid": "Give true or false (or 1 or 0)."},
+    )
+
+
+def wants_svg(request) -> bool:
+    """The ?svg= of a results request; anything but a yes or no is a 400."""
+    query = SvgQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data["svg"]
+
+
+class ExportInputSerializer(InputSerializer):
     format = serializers.ChoiceField(choices=sorted(exports.FORMATS))
     include_platform_ids = serializers.BooleanField(default=False)
 

@@ -20,6 +20,7 @@ from core.permissions import IsResearcher
 from studies.api.study_serializers import (
     AttentionCheckSerializer,
     MonitorSerializer,
+    PairsReplacedErrorSerializer,
     PairsSetSerializer,
     ReadinessSerializer,
     SessionDetailSerializer,
@@ -178,8 +179,17 @@ class StudyPairsView(StudyScoped, APIView):
 
     @extend_schema(
         summary="Choose the study's pairs from a chart set",
+        description="Replaces the study's choice with these pairs. A choice that drops pairs "
+        "the study uses now (another chart set's, or ones left out) answers 409 with "
+        "`replaced` and changes nothing, unless the body says replace=true. The pair ids are "
+        "the `id` fields of GET /api/v1/library/chart-sets/{slug}/pairs/.",
         request=PairsSetSerializer,
-        responses={200: StudyPairSerializer(many=True)},
+        responses={
+            200: StudyPairSerializer(many=True),
+            409: OpenApiResponse(
+                PairsReplacedErrorSerializer, description="The choice would replace pairs."
+            ),
+        },
     )
     def put(self, request, slug):
         study = self.get_study()
@@ -194,7 +204,11 @@ class StudyPairsView(StudyScoped, APIView):
         else:
             ids = data["questions"]
         setup.study_pairs_set(
-            study=study, chart_set=chart_set, question_ids=ids, actor=request.user
+            study=study,
+            chart_set=chart_set,
+            question_ids=ids,
+            actor=request.user,
+            replace=data["replace"],
         )
         return Response(StudyPairSerializer(study_pair_questions(study), many=True).data)
 

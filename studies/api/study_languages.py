@@ -8,9 +8,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.errors import error_body
 from core.api.parsers import JSONParser
 from studies.api.study import StudyScoped
-from studies.selectors.languages import translation_gaps
+from studies.selectors.languages import language_names, translation_gaps
 from studies.services import study as setup
 
 TRANSLATION_HELP = (
@@ -40,15 +41,32 @@ def _state(study, language: str) -> dict:
     }
 
 
+def _not_translated(language: str, further: list[str]) -> str:
+    offered = ", ".join(language_names())
+    if language not in language_names():
+        start = f"'{language[:20]}' is not a supported language (supported: {offered})."
+    else:
+        start = f"The study is not offered in '{language}'."
+    if further:
+        return f"{start} The study's further languages: {', '.join(further)}."
+    return f"{start} Add languages to the study's other_languages first (supported: {offered})."
+
+
 class StudyTranslationView(StudyScoped, APIView):
     parser_classes = [JSONParser]
 
     @extend_schema(
         summary="A study's texts in one of its further languages",
+        description="404 naming the study's further languages when the language is not one of "
+        "them (the primary language's texts are the study's own fields).",
         responses={200: TranslationSerializer},
     )
     def get(self, request, slug, language):
-        return Response(_state(self.get_study(), language))
+        study = self.get_study()
+        further = study.languages[1:]
+        if language not in further:
+            return Response(error_body(_not_translated(language, further)), status=404)
+        return Response(_state(study, language))
 
     @extend_schema(
         summary="Replace a study's texts in one of its further languages",

@@ -6,12 +6,13 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.input import InputModelSerializer, InputSerializer
 from studies.models import AnswerType, AttentionCheck, ParticipantSession, Question, Study
 from studies.services.sessions.platform import LINK_SUFFIX
 from studies.services.study import SETTINGS_FIELDS, allowed_transitions
 
 
-class StudySerializer(serializers.ModelSerializer):
+class StudySerializer(InputModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     chart_set = serializers.SlugRelatedField(
         slug_field="slug", read_only=True, allow_null=True, help_text="Null until pairs are chosen."
@@ -41,6 +42,14 @@ class StudySerializer(serializers.ModelSerializer):
             "stopped_reason", "stopped_detail",
         ]  # fmt: skip
         extra_kwargs = {"seed": {"required": False}, "title": {"allow_blank": False}}
+
+    # Both have their own endpoint, which checks what a PATCH could not.
+    refused_keys = {
+        "status": "The status changes with POST /api/v1/studies/{slug}/status/ "
+        '({"status": "pilot"}), which first checks that the study is ready.',
+        "chart_set": "The chart set is chosen together with its pairs: PUT "
+        '/api/v1/studies/{slug}/pairs/ ({"chart_set": "<slug>", "questions": [...]}).',
+    }
 
     def get_pair_count(self, study) -> int:
         n = getattr(study, "n_pairs", None)
@@ -72,13 +81,20 @@ class StudySerializer(serializers.ModelSerializer):
         return {k: v for k, v in self.validated_data.items() if k in SETTINGS_FIELDS}
 
 
-class StudyStatusSerializer(serializers.Serializer):
+class StudyStatusSerializer(InputSerializer):
     status = serializers.ChoiceField(choices=Study.Status.choices)
     confirm_warnings = serializers.BooleanField(
         default=False,
         help_text="Go ahead despite the study's warnings (see the readiness endpoint). Without "
         "it, starting a pilot or going live with warnings answers 409 listing them.",
     )
+
+
+class PairsReplacedErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    code = serializers.CharField(help_text="pairs_replaced")
+    replaced = serializers.IntegerField(help_text="How many of the study's pairs would go.")
 
 
 class ReadinessItemSerializer(serializers.Serializer):
@@ -115,23 +131,34 @@ class StudyPairSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class PairsSetSerializer(serializers.Serializer):
+class PairsSetSerializer(InputSerializer):
     chart_set = serializers.SlugField(help_text="The chart set's slug.")
     questions = serializers.ListField(
         child=serializers.IntegerField(min_value=1),
         required=False,
         max_length=5000,
-        help_text="Question (pair) ids of that set. Leave out together with all=true.",
+        help_text="Pair ids of that set (the `id` fields of GET "
+        "/api/v1/library/chart-sets/{slug}/pairs/). Leave out with all=true.",
     )
     all = serializers.BooleanField(default=False, help_text="Use every complete pair of the set.")
+    replace = serializers.BooleanField(
+        default=False,
+        help_text="Go ahead although the choice drops pairs the study uses now. Without it, "
+        "such a request answers 409 with `replaced` (how many would go) and changes nothing.",
+    )
 
     def validate(self, attrs):
         if not attrs.get("all") and not attrs.get("questions"):
             raise serializers.ValidationError({"questions": ["Choose pairs, or send all=true."]})
+        if attrs.get("all") and attrs.get("questions"):
+            # Which one was meant cannot be told; all=true used to drop the list unread.
+            raise serializers.ValidationError(
+                {"questions": ["Send either questions or all=true, not both."]}
+            )
         return attrs
 
 
-class AttentionCheckSerializer(serializers.ModelSerializer):
+class AttentionCheckSerializer(InputModelSerializer):
     image_url = serializers.SerializerMethodField()
     image = serializers.ImageField(write_only=True, required=False)
     options = serializers.ListField(
@@ -242,7 +269,7 @@ class SessionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SessionReleaseSerializer(serializers.Serializer):
+class SessionReleaseSerializer(InputSerializer):
     reason = serializers.CharField(
         required=False, allow_blank=True, max_length=2000, help_text="Written to the audit log."
     )

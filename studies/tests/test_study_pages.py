@@ -124,10 +124,29 @@ def test_pairs_are_chosen_on_the_pairs_page(signed_in, researcher):
     page = signed_in.get(url, {"set": other.slug})
     assert b"G1_Q4" in page.content
     ids = [str(i) for i in other.questions.values_list("id", flat=True)][:3]
+    # The study's three pairs come from another set: a confirmation step first.
     response = signed_in.post(url, {"chart_set": other.slug, "questions": ids})
+    assert response.status_code == 200 and b"Replace 3 chosen pairs?" in response.content
+    study.refresh_from_db()
+    assert study.chart_set != other and study.study_pairs.count() == 3
+    response = signed_in.post(url, {"chart_set": other.slug, "questions": ids, "replace": "1"})
     assert response.status_code == 302
     study.refresh_from_db()
     assert study.chart_set == other and study.study_pairs.count() == 3
+
+
+def test_the_confirmation_step_sends_the_same_choice_again(signed_in, researcher):
+    study = make_study(researcher, status="draft", pairs=2)
+    other = make_chart_set(researcher, pairs=3)
+    url = reverse("studies:pairs", args=[study.slug])
+    confirm = signed_in.post(url, {"chart_set": other.slug, "all": "1"})
+    page = confirm.content.decode()
+    assert 'name="replace" value="1"' in page and 'name="all" value="1"' in page
+    assert "every complete pair" in page and "G1_Q1" in page
+    assert "Keep the current pairs" in page
+    assert study.study_pairs.count() == 2
+    done = signed_in.post(url, {"chart_set": other.slug, "all": "1", "replace": "1"})
+    assert done.status_code == 302 and study.study_pairs.count() == 3
 
 
 def test_attention_checks_are_added_and_deleted_on_their_page(signed_in, researcher):

@@ -234,7 +234,9 @@ def test_using_every_complete_pair_shows_the_chosen_pairs(signed_in, researcher)
     study = make_study(researcher, status="draft")
     other = make_chart_set(researcher, pairs=4)
     url = reverse("studies:pairs", args=[study.slug])
-    response = signed_in.post(url, {"chart_set": other.slug, "all": "1"}, follow=True)
+    # The study's three pairs are replaced: the confirmation step's replace=1 is sent.
+    body = {"chart_set": other.slug, "all": "1", "replace": "1"}
+    response = signed_in.post(url, body, follow=True)
     assert response.redirect_chain[-1][0] == f"{url}?set={other.slug}"
     html = response.content.decode()
     assert "Pairs saved: the study uses 4 pairs." in html

@@ -256,8 +256,24 @@ def study_pairs(request, slug: str):
             ids = [q for q in request.POST.getlist("questions") if q.isdigit()]
         try:
             pairs = setup.study_pairs_set(
-                study=study, chart_set=chart_set, question_ids=ids, actor=request.user
+                study=study,
+                chart_set=chart_set,
+                question_ids=ids,
+                actor=request.user,
+                replace=bool(request.POST.get("replace")),
             )
+        except setup.PairsWouldBeReplaced as exc:
+            # A separate step, not a script's confirm(): the same choice is sent again with
+            # replace=1 only when the researcher says so here.
+            context = {
+                "study": study,
+                "chart_set": chart_set,
+                "dropped": exc.dropped,
+                "use_all": bool(request.POST.get("all")),
+                "question_ids": ids,
+                "kept": len(ids) if not request.POST.get("all") else None,
+            }
+            return render(request, "studies/study/pairs_confirm.html", context)
         except ValidationError as exc:
             messages.error(request, _error_text(exc))
         else:

@@ -9,7 +9,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import File
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
+from core.errors import ServiceError
 from core.models import User
 from core.services.audit import audit_record
 from studies.models import ChartSet, Question, Study, StudyPair
@@ -127,11 +129,40 @@ def study_update(*, study: Study, actor: User | None, **changes) -> Study:
     return study
 
 
+class PairsWouldBeReplaced(ServiceError):
+    """The new choice drops pairs the study uses now, and the request did not say replace."""
+
+    status = 409
+    code = "pairs_replaced"
+
+    def __init__(self, dropped: list[Question]):
+        self.dropped = dropped
+        n = len(dropped)
+        super().__init__(
+            f"This replaces {n} pair{pluralize(n)} the study uses now "
+            f"({', '.join(q.code for q in dropped[:20])}{' ...' if n > 20 else ''}). "
+            "Send replace=true to replace them.",
+            errors={"replace": [f"{n} chosen pair{pluralize(n)} would be removed."]},
+        )
+
+    def body(self) -> dict:
+        return {**super().body(), "code": self.code, "replaced": len(self.dropped)}
+
+
 @transaction.atomic
 def study_pairs_set(
-    *, study: Study, chart_set: ChartSet, question_ids, actor: User | None
+    *,
+    study: Study,
+    chart_set: ChartSet,
+    question_ids,
+    actor: User | None,
+    replace: bool = True,
 ) -> list[StudyPair]:
-    """Use exactly these questions (pairs) of ``chart_set`` in the study."""
+    """Use exactly these questions (pairs) of ``chart_set`` in the study.
+
+    With ``replace=False`` a choice that drops any pair the study uses now is refused
+    (PairsWouldBeReplaced) and nothing changes: the API and the pairs page ask first.
+    """
     if study_design_locked(study):
         raise ValidationError(
             {"questions": "Participants have already started; the pairs cannot change any more."}
@@ -154,6 +185,14 @@ def study_pairs_set(
         raise ValidationError(
             {"questions": "These pairs lack a chart and cannot be used: " + ", ".join(incomplete)}
         )
+    if not replace:
+        dropped = list(
+            Question.objects.filter(study_pairs__study=study)
+            .exclude(id__in=wanted)
+            .order_by("code")
+        )
+        if dropped:
+            raise PairsWouldBeReplaced(dropped)
     StudyPair.objects.filter(study=study).delete()
     pairs = StudyPair.objects.bulk_create(
         StudyPair(study=study, question=q, position=i) for i, q in enumerate(questions)
