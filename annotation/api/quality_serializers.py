@@ -243,6 +243,13 @@ class QualificationRowSerializer(serializers.Serializer):
         help_text="Why the labels do not count (false) or do not count yet (null); null when "
         "they count.",
     )
+    labels_reincluded = serializers.BooleanField(
+        source="qualification.labels_included",
+        default=False,
+        help_text="Whether a researcher included this annotator's labels again by hand (the "
+        "include-labels action), whatever the annotator's state: the setting itself, where "
+        "labels_included is its effect.",
+    )
 
 
 class FunnelStepSerializer(serializers.Serializer):

@@ -46,6 +46,9 @@ def test_each_annotator_says_whether_their_labels_count_and_why_not(
     assert rows[blocked.username]["labels_excluded_because"]["code"] == "blocked"
     assert rows[eliminated.username]["labels_included"] is False
     assert rows[eliminated.username]["labels_excluded_because"]["code"] == "eliminated"
+    # The researcher's own include setting stays readable beside its effect.
+    assert rows[reincluded.username]["labels_reincluded"] is True
+    assert {rows[p.username]["labels_reincluded"] for p in (qualified, taking, blocked)} == {False}
 
 
 def test_without_rounds_an_active_annotators_labels_count(project, members, researcher):

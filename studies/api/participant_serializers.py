@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,6 +11,7 @@ from core.api.input import InputSerializer
 from studies import answer_types
 from studies.models import AnswerType, Devices, ParticipantSession, Platform
 from studies.selectors.languages import session_language
+from studies.selectors.timing import session_seconds_left
 from studies.services import sessions as svc
 
 Status = ParticipantSession.Status
@@ -105,9 +105,9 @@ def _stage(session) -> str:
 
 
 def _seconds_left(session) -> int | None:
-    if session.status != Status.IN_PROGRESS or session.deadline is None:
+    if session.status != Status.IN_PROGRESS:
         return None
-    return max(0, int((session.deadline - timezone.now()).total_seconds()))
+    return session_seconds_left(session)
 
 
 def _completion(session) -> dict | None:

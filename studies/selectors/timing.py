@@ -102,11 +102,19 @@ class Clock:
     limit: int
 
 
-def session_clock(session: ParticipantSession, *, now=None) -> Clock | None:
-    """The trial page's clock for ``session`` (None without a deadline)."""
+def session_seconds_left(session: ParticipantSession, *, now=None) -> int | None:
+    """Whole seconds until ``session``'s deadline, rounded up so that a session with time
+    left never reads 0 (None without a deadline). The page's clock and the JSON flow's
+    ``seconds_left`` both read it, so they never differ by the rounding."""
     if not session.deadline:
         return None
-    seconds = (session.deadline - (now or timezone.now())).total_seconds()
-    seconds_left = max(0, math.ceil(seconds))
+    return max(0, math.ceil((session.deadline - (now or timezone.now())).total_seconds()))
+
+
+def session_clock(session: ParticipantSession, *, now=None) -> Clock | None:
+    """The trial page's clock for ``session`` (None without a deadline)."""
+    seconds_left = session_seconds_left(session, now=now)
+    if seconds_left is None:
+        return None
     limit = session.study.time_limit_minutes
     return Clock(time_left_statement(seconds_left=seconds_left, limit=limit), seconds_left, limit)

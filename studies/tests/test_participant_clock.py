@@ -83,3 +83,16 @@ def test_the_trial_page_and_the_api_give_the_script_its_figures(client, research
     assert reply.status_code == 200
     assert 160 <= reply.json()["seconds_left"] <= 170
     assert reply.json()["time_left"] == "About 3 of your 10 minutes left"
+
+
+@pytest.mark.django_db
+def test_the_session_state_and_the_clock_round_the_seconds_alike(researcher, monkeypatch):
+    study = make_study(researcher, time_limit_minutes=10)
+    token = start(APIClient(), study).json()["token"]
+    deadline = timezone.now() + timedelta(seconds=3600)
+    ParticipantSession.objects.filter(token=token).update(deadline=deadline)
+    # 0.4 s before the deadline: rounded up, so neither says "0" while time remains.
+    monkeypatch.setattr(timezone, "now", lambda: deadline - timedelta(seconds=0.4))
+    session = ParticipantSession.objects.get(token=token)
+    assert session_clock(session).seconds_left == 1
+    assert current(APIClient(), token).json()["seconds_left"] == 1

@@ -152,6 +152,10 @@ def test_removing_the_instructions_video_asks_first_and_removes_on_post(signed_i
     assert "Remove the instructions video?" in page and 'id="confirm-delete"' in page
     study.refresh_from_db()
     assert study.instructions_video
+    # A settings page loaded before the confirmation page existed posts its old button here.
+    assert signed_in.post(edit, {"action": "remove-video"})["Location"] == url
+    study.refresh_from_db()
+    assert study.instructions_video
 
     assert signed_in.post(url)["Location"] == edit
     study.refresh_from_db()

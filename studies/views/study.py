@@ -167,6 +167,10 @@ def study_edit(request, slug: str):
     video_form = VideoForm()
     if request.method == "POST":
         action = request.POST.get("action", "settings")
+        if action == "remove-video":
+            # A settings page loaded before removal got its own confirmation page still posts
+            # this: send it there rather than read the post as settings.
+            return redirect("studies:video-remove", slug=study.slug)
         try:
             if action == "video":
                 video_form = VideoForm(request.POST, request.FILES)

@@ -189,6 +189,7 @@ def study_pairs_set(
         dropped = list(
             Question.objects.filter(study_pairs__study=study)
             .exclude(id__in=wanted)
+            .select_related("group")  # the confirmation lists each pair's chart type
             .order_by("code")
         )
         if dropped:
