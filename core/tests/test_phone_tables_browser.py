@@ -32,9 +32,10 @@ def test_wide_tables_scroll_inside_their_wrapper_on_a_phone(
     for _ in range(2):
         project_join(project=project, annotator=make_user("annotator"))
     pages = {
-        "tokens": ("/researcher/tokens/", "Revoke"),
-        "checks": (f"/studies/study/{study.slug}/checks/", "Delete"),
-        "quality": (f"/annotation/projects/{project.slug}/quality/", "Apply"),
+        "tokens": ("/researcher/tokens/", ("button", "Revoke")),
+        # A check is deleted on its own confirmation page: the table has a link to it.
+        "checks": (f"/studies/study/{study.slug}/checks/", ("link", "Delete check")),
+        "quality": (f"/annotation/projects/{project.slug}/quality/", ("button", "Apply")),
     }
     SCREENS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport=PHONE)
@@ -45,10 +46,10 @@ def test_wide_tables_scroll_inside_their_wrapper_on_a_phone(
         page.get_by_label("Password").fill(password)
         page.keyboard.press("Enter")
         page.wait_for_url(f"{live_server.url}/researcher/")
-        for name, (path, button) in pages.items():
+        for name, (path, (role, action)) in pages.items():
             page.goto(f"{live_server.url}{path}")
             # The table is wider than the phone, so this is the case the wrapper is for.
-            expect(page.get_by_role("button", name=button).first).to_be_attached()
+            expect(page.get_by_role(role, name=action).first).to_be_attached()
             page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=True)
             widths = page.evaluate(
                 "[document.documentElement.scrollWidth, window.innerWidth,"

@@ -34,11 +34,11 @@ from studies.api.study_serializers import (
     WarningsErrorSerializer,
 )
 from studies.models import AttentionCheck, ChartSet, ParticipantSession, Study
+from studies.selectors.monitor import study_monitor
 from studies.selectors.readiness import study_blockers, study_warnings
 from studies.selectors.study import (
     complete_pair_ids,
     session_trials,
-    study_monitor,
     study_pair_questions,
 )
 from studies.services import study as setup

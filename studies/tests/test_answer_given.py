@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 
 from studies import exclusion_rules
 from studies.models import AnswerType, ParticipantSession, Response, Study
-from studies.selectors.study import study_monitor, trial_current
+from studies.selectors.monitor import study_monitor
+from studies.selectors.study import trial_current
 from studies.services.exports import export_write
 from studies.services.results.exclusion import study_exclusion
 from studies.tests.factories import answer_for

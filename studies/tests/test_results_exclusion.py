@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from core.models import AuditEntry
 from studies.models import ParticipantSession, Response
-from studies.selectors.study import study_monitor
+from studies.selectors.monitor import study_monitor
 from studies.services.results.exclusion import exclusion_override_set, study_exclusion
 from studies.services.results.simulate import study_simulate
 from studies.tests.factories import make_study

@@ -17,6 +17,7 @@ from studies.forms import StudyCreateForm
 from studies.models import AnswerType, AttentionCheck, ChartSet, Study
 from studies.selectors import readiness
 from studies.selectors import study as sel
+from studies.selectors.monitor import study_monitor
 from studies.selectors.timing import study_expected_minutes
 from studies.services import sessions as session_svc
 from studies.services import study as setup
@@ -83,7 +84,7 @@ def study_detail(request, slug: str):
     """The study's overview and live monitoring."""
     study = _study(request, slug)
     session_svc.sessions_expire_overdue(study=study)
-    monitor = sel.study_monitor(study)
+    monitor = study_monitor(study)
     page = Paginator(monitor.rows, 50).get_page(request.GET.get("page"))
     for row in page.object_list:
         row.release_problem = session_svc.session_release_problem(row.session)
