@@ -28,6 +28,7 @@ from annotation.selectors.round_rules import (
     move_refusal,
     settings_refusal,
 )
+from annotation.selectors.rounds import waiting_for_no_round
 from annotation.services.quality.common import QualityError, policy_for
 from annotation.services.quality.retries import reopen
 from core.services.audit import audit_record
@@ -223,9 +224,7 @@ def round_delete(*, project: Project, round_id: int, actor) -> dict:
 
 
 def _qualify_waiting(project: Project, rounds_left: int, deleted: dict, actor) -> list[str]:
-    waiting = Qualification.objects.filter(
-        project=project, state=Qualification.State.STARTED, rounds_passed__gte=rounds_left
-    ).select_related("annotator")
+    waiting = waiting_for_no_round(project, rounds_left)
     now = timezone.now()
     names = []
     for qualification in waiting:
