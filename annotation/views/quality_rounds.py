@@ -4,6 +4,7 @@ The rules (what may change once annotators have attempted a round) live in
 annotation.selectors.round_rules; these views show their refusals as messages.
 """
 
+from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -27,6 +28,14 @@ LOCKED_FIELDS = ("gold_items", "rule", "pass_mark", "items_per_attempt")
 class RoundEditForm(RoundForm):
     """The round form, with the settings fixed (shown, not editable) once a round was attempted."""
 
+    translations = forms.JSONField(
+        required=False,
+        label="Title in other languages",
+        help_text='Annotators read the title in the project\'s language: {"de": {"title": '
+        '"Runde eins"}}. A language left out shows the title above. Can change at any time.',
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+    )
+
     def __init__(self, *args, round_: QualificationRound, locked: str | None, **kwargs):
         initial = {
             "title": round_.title,
@@ -35,6 +44,7 @@ class RoundEditForm(RoundForm):
             "pass_mark": round_.pass_mark,
             "items_per_attempt": round_.items_per_attempt,
             "max_attempts": round_.max_attempts,
+            "translations": round_.translations or {},
         }
         super().__init__(*args, project=round_.project, initial=initial, **kwargs)
         if locked:
@@ -42,6 +52,12 @@ class RoundEditForm(RoundForm):
                 # Disabled fields keep their initial value whatever is posted.
                 self.fields[name].disabled = True
                 self.fields[name].widget.attrs["title"] = locked
+
+    def clean_translations(self):
+        # Not posted (an older page, a script): None keeps them; posted empty: none left.
+        if self.add_prefix("translations") not in self.data:
+            return None
+        return self.cleaned_data["translations"] or {}
 
 
 def _visible(request, slug: str) -> Project:
