@@ -2,7 +2,8 @@
 
 A project's ``language`` picks the catalogue (locale/) for the platform's own words on the
 work page, the qualification rounds and the guidelines. The researcher's texts (a project's
-title, description and guidelines; a category's name, definition and example) are written in
+title, description and guidelines; a category's name, definition and example; a qualification
+round's title) are written in
 the fields themselves; ``translations`` may give them again per language, as
 ``{"es": {"name": "...", "definition": "..."}}``, and a text missing there falls back to the
 field's own.
@@ -18,6 +19,7 @@ from annotation.models import Project
 
 PROJECT_TEXTS = ("title", "description", "guidelines")
 CATEGORY_TEXTS = ("name", "definition", "example")
+ROUND_TEXTS = ("title",)
 MAX_TEXT_CHARS = 20_000
 
 

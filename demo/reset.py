@@ -64,14 +64,14 @@ def researcher_extras_remove(owner: User) -> dict[str, int]:
     """
     removed = {
         "studies": 0,
-        "participant sessions in them": 0,
+        "participant sessions": 0,
         "annotation projects": 0,
         "chart sets": 0,
         "API tokens": 0,
     }
     with transaction.atomic():
         studies = Study.objects.filter(owner=owner).exclude(slug=STUDY_SLUG)
-        removed["participant sessions in them"] = _delete(
+        removed["participant sessions"] = _delete(
             ParticipantSession.objects.filter(study__in=studies)
         )
         removed["studies"] = _delete(studies)
@@ -87,6 +87,34 @@ def researcher_extras_remove(owner: User) -> dict[str, int]:
             except ProtectedError:
                 pass  # another researcher's study uses it: theirs to keep
     return removed
+
+
+# What researcher_extras_remove counts, as one thing and as many.
+NOUNS = {
+    "studies": ("study", "studies"),
+    "participant sessions": ("participant session", "participant sessions"),
+    "annotation projects": ("annotation project", "annotation projects"),
+    "chart sets": ("chart set", "chart sets"),
+    "API tokens": ("API token", "API tokens"),
+}
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``1 study``, ``2 studies``, ``0 studies``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def extras_text(removed: dict[str, int]) -> str:
+    """researcher_extras_remove's counts in words: "1 study, 3 participant sessions in it"."""
+    parts = []
+    for key, n in removed.items():
+        if not n:
+            continue
+        text = counted(n, *NOUNS[key])
+        if key == "participant sessions":
+            text += " in it" if removed["studies"] == 1 else " in them"
+        parts.append(text)
+    return ", ".join(parts) or "nothing"
 
 
 def _delete(queryset) -> int:

@@ -179,7 +179,7 @@ class RoundSerializer(serializers.ModelSerializer):
         model = QualificationRound
         fields = [
             "position", "title", "rule", "pass_mark", "items_per_attempt", "max_attempts",
-            "gold_items",
+            "gold_items", "translations",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -293,6 +293,11 @@ class RoundPatchSerializer(InputSerializer):
         allow_null=True,
         help_text="Attempts at this round (may change at any time; raising it re-opens the round "
         "for annotators who used every attempt); null uses the project's attempts per round.",
+    )
+    translations = serializers.JSONField(
+        required=False,
+        help_text="The title per language, shown to annotators in the project's language: "
+        '{"de": {"title": "Runde eins"}}; {} removes them. May change at any time.',
     )
 
 

@@ -126,6 +126,14 @@ class QualificationRound(models.Model):
         help_text="Captions asked per attempt; empty asks every gold item of the round.",
     )
 
+    # Like a project's (annotation/languages.py): annotators read the title in the project's
+    # language, falling back to the title itself.
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='The title per language: {"de": {"title": "..."}}.',
+    )
+
     class Meta:
         ordering = ["position", "pk"]
         constraints = [

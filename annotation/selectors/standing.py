@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from annotation.languages import text_in
 from annotation.models import Project, Qualification, QualityPolicy
 from annotation.round_draws import fresh_left
 from annotation.selectors.attempts import (
@@ -92,7 +93,8 @@ def _round_status(round_, q, policy, passed: int, eliminated: bool, now) -> Roun
         status = "available"
     size = round_.items_per_attempt or round_.n
     return RoundStatus(
-        round_.position, round_.title, min(size, round_.n), status, used,
+        round_.position, text_in(round_, "title", round_.project.language), min(size, round_.n),
+        status, used,
         attempts_allowed(q, round_, policy), waiting, score,
         last.passed if last is not None else None, round_.rule, round_.pass_mark,
     )  # fmt: skip

@@ -29,7 +29,7 @@ def test_patch_changes_a_round_and_answers_with_it(project, three, researcher_ap
     assert response.status_code == 200
     assert response.json() == {"position": 2, "title": "Trends", "rule": "accuracy",
                                "pass_mark": 0.75, "items_per_attempt": None, "max_attempts": None,
-                               "gold_items": [gold_c.item_id]}  # fmt: skip
+                               "gold_items": [gold_c.item_id], "translations": {}}  # fmt: skip
     assert researcher_api.get(_url(project, 2)).json()["title"] == "Trends"
     entry = AuditEntry.objects.get(action="annotation.round_update")
     assert entry.details["after"]["rule"] == "accuracy"

@@ -28,25 +28,19 @@ def _sign_in(page, live_server, user, password) -> None:
 
 
 def _delete_round_two_after_a_cancel(page) -> None:
-    # Cancelling the confirmation keeps the round; accepting deletes it.
-    page.once("dialog", lambda dialog: dialog.dismiss())
-    page.get_by_role("button", name="Delete Round two").click()
+    # Delete opens a page saying what goes; Cancel keeps the round, its button deletes it.
+    page.get_by_role("link", name="Delete Round two").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Delete round 3 (Round two)?")
+    expect(page.locator("#delete-consequences")).to_contain_text("becomes a control item")
+    page.screenshot(path=str(SCREENS / "round-delete-confirm.png"), full_page=True)
+    page.get_by_role("link", name="Cancel").click()
     assert _titles(page) == ["Round one", "Round three", "Round two"]
-    messages = []
 
-    def accept(dialog):
-        messages.append(dialog.message)
-        dialog.accept()
-
-    page.once("dialog", accept)
-    page.get_by_role("button", name="Delete Round two").click()
+    page.get_by_role("link", name="Delete Round two").click()
+    page.get_by_role("button", name="Delete round 3").click()
     expect(page.locator(".message.success")).to_have_text(
         "Round 3 (Round two) deleted; later rounds moved up."
     )
-    assert messages == [
-        "Delete round 3 (Round two)? Later rounds move up one place, and its gold items "
-        "become control items unless another round uses them."
-    ]
     assert _titles(page) == ["Round one", "Round three"]
     expect(page.get_by_role("button", name="Move Round three down")).to_be_disabled()
     page.screenshot(path=str(SCREENS / "rounds-after-delete.png"), full_page=True)

@@ -3,6 +3,7 @@ one-shot banners say only what just happened."""
 
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -15,6 +16,8 @@ demo = labelling.demo  # the demo project and its first annotator (a fixture)
 sign_in = labelling.sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SCREENS = Path(__file__).resolve().parents[2] / "var" / "screens" / "work-page"
 
 STATE = "() => JSON.parse(document.getElementById('work-state').textContent).assignment"
 
@@ -121,10 +124,19 @@ def test_an_item_whose_time_ran_out_says_so_plainly_and_can_still_be_submitted(
     # Past the item's time on the server and on the page's clock; nobody else took it.
     Assignment.objects.filter(pk=lease).update(expires_at=timezone.now() - timedelta(minutes=1))
     page.clock.fast_forward("31:00")
-    expect(page.locator("#lease")).to_have_text(
-        "Your time on this item ran out. You can still submit it unless another annotator "
-        "has taken it over meanwhile."
+    lease_line = page.locator("#lease")
+    expect(lease_line).to_have_text("Time ran out, but you can still submit this item.")
+    expect(lease_line).to_have_attribute(
+        "title", "You can submit it unless another annotator has taken it over meanwhile."
     )
+    # It fits the header on one line beside the Guidelines button, not wrapped.
+    height, line = lease_line.evaluate(
+        "el => [el.getBoundingClientRect().height, parseFloat(getComputedStyle(el).lineHeight)"
+        " || parseFloat(getComputedStyle(el).fontSize) * 1.6]"
+    )
+    assert height < 1.5 * line
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    page.locator(".work-head").screenshot(path=str(SCREENS / "work-head-time-ran-out.png"))
     page.keyboard.press("v")
     expect(page.locator("#submit")).to_be_enabled()
     page.keyboard.press("Enter")

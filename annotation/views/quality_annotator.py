@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from annotation.languages import text_in
 from annotation.models import Project
 from annotation.selectors import work_categories
 from annotation.selectors.attempts import attempt_gold
@@ -118,7 +119,7 @@ def _round_page(request, project, attempt, index, *, error: str = "", status: in
         {
             "project": project,
             "heading": _("Qualification round %(position)d: %(title)s")
-            % {"position": position, "title": attempt.round.title},
+            % {"position": position, "title": text_in(attempt.round, "title", project.language)},
             "subheading": _("Caption %(index)d of %(total)d. Label it as you would in real work.")
             % {"index": index, "total": len(golds)},
             "item": item,

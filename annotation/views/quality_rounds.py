@@ -4,16 +4,22 @@ The rules (what may change once annotators have attempted a round) live in
 annotation.selectors.round_rules; these views show their refusals as messages.
 """
 
+from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.models import Project, QualificationRound
 from annotation.selectors.round_rules import attempted_by_round, settings_refusal
+from annotation.selectors.rounds import round_deletion
 from annotation.services.quality import QualityError
 from annotation.services.quality.round_edits import round_delete, round_move, round_update
 from annotation.views.quality_researcher import RoundForm
+from core.confirm import confirm_delete_page
 from core.decorators import researcher_required
 
 LOCKED_FIELDS = ("gold_items", "rule", "pass_mark", "items_per_attempt")
@@ -21,6 +27,14 @@ LOCKED_FIELDS = ("gold_items", "rule", "pass_mark", "items_per_attempt")
 
 class RoundEditForm(RoundForm):
     """The round form, with the settings fixed (shown, not editable) once a round was attempted."""
+
+    translations = forms.JSONField(
+        required=False,
+        label="Title in other languages",
+        help_text='Annotators read the title in the project\'s language: {"de": {"title": '
+        '"Runde eins"}}. A language left out shows the title above. Can change at any time.',
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+    )
 
     def __init__(self, *args, round_: QualificationRound, locked: str | None, **kwargs):
         initial = {
@@ -30,6 +44,7 @@ class RoundEditForm(RoundForm):
             "pass_mark": round_.pass_mark,
             "items_per_attempt": round_.items_per_attempt,
             "max_attempts": round_.max_attempts,
+            "translations": round_.translations or {},
         }
         super().__init__(*args, project=round_.project, initial=initial, **kwargs)
         if locked:
@@ -37,6 +52,12 @@ class RoundEditForm(RoundForm):
                 # Disabled fields keep their initial value whatever is posted.
                 self.fields[name].disabled = True
                 self.fields[name].widget.attrs["title"] = locked
+
+    def clean_translations(self):
+        # Not posted (an older page, a script): None keeps them; posted empty: none left.
+        if self.add_prefix("translations") not in self.data:
+            return None
+        return self.cleaned_data["translations"] or {}
 
 
 def _visible(request, slug: str) -> Project:
@@ -88,26 +109,92 @@ def round_edit(request, slug: str, pk: int):
     )
 
 
-@require_POST
 @researcher_required
+@require_http_methods(["GET", "POST"])
 def round_delete_view(request, slug: str, pk: int):
+    """GET: what deleting the round changes (or why it cannot be deleted); POST: delete it."""
     project = _visible(request, slug)
     round_ = _round(project, pk)
-    try:
-        done = round_delete(project=project, round_id=round_.pk, actor=request.user)
-    except ValidationError as exc:
-        _error(request, exc)
-    else:
-        messages.success(
-            request, f"Round {done['position']} ({done['title']}) deleted; later rounds moved up."
-        )
-        if done["qualified"]:
-            names = ", ".join(done["qualified"])
-            messages.info(
+    problem = ""
+    if request.method == "POST":
+        try:
+            done = round_delete(project=project, round_id=round_.pk, actor=request.user)
+        except QualityError as exc:
+            if exc.status == 404:
+                raise Http404(exc.message) from exc
+            problem = exc.message
+        else:
+            messages.success(
                 request,
-                f"Qualified, having passed every remaining round: {names}. This is in the log.",
+                f"Round {done['position']} ({done['title']}) deleted; later rounds moved up.",
             )
-    return redirect("annotation:quality", slug=slug)
+            if done["qualified"]:
+                names = ", ".join(done["qualified"])
+                messages.info(
+                    request,
+                    f"Qualified, having passed every remaining round: {names}. This is in the log.",
+                )
+            return redirect("annotation:quality", slug=slug)
+    deletion = round_deletion(project=project, round_id=round_.pk)
+    context = {
+        "project": project,
+        "heading": f"Delete round {round_.position} ({round_.title})?",
+        "intro": f"Qualification round of “{project.title}”",
+        "facts": [
+            ("Round", round_.position),
+            ("Title", round_.title),
+            (
+                "Gold items",
+                ", ".join(g.item.external_id for g in round_.gold_items.select_related("item")),
+            ),
+            ("Pass rule", f"{round_.get_rule_display()} ≥ {round_.pass_mark}"),
+        ],
+        "consequences": _deletion_consequences(deletion),
+        "problem": problem or deletion.problem,
+        "button": f"Delete round {round_.position}",
+        "cancel_url": reverse("annotation:quality", args=[project.slug]),
+        "back_label": "Back to quality control",
+    }
+    return confirm_delete_page(request, context)
+
+
+def _positions(rounds) -> str:
+    positions = [str(r.position) for r in rounds]
+    return (
+        positions[0] if len(positions) == 1 else f"{', '.join(positions[:-1])} and {positions[-1]}"
+    )
+
+
+def _deletion_consequences(deletion) -> list[str]:
+    lines = ["Nobody has attempted it, so no annotator's results or progress are lost."]
+    if deletion.later:
+        one = len(deletion.later) == 1
+        lines.append(
+            f"{'Round' if one else 'Rounds'} {_positions(deletion.later)} "
+            f"{'moves' if one else 'move'} up one place."
+        )
+    if deletion.to_control:
+        ids = ", ".join(g.item.external_id for g in deletion.to_control)
+        lines.append(
+            f"Its gold items {ids} become control items, mixed into qualified annotators' work."
+            if len(deletion.to_control) > 1
+            else f"Its gold item {ids} becomes a control item, mixed into qualified annotators' "
+            "work."
+        )
+    for gold, positions in deletion.shared:
+        where = ", ".join(str(n) for n in positions)
+        lines.append(f"Gold item {gold.item.external_id} stays in round {where}.")
+    if deletion.to_qualify:
+        n = len(deletion.to_qualify)
+        lines.append(
+            f"It is the last round: {n} annotator{pluralize(n)} who passed every remaining round "
+            f"{'is' if n == 1 else 'are'} qualified ({', '.join(deletion.to_qualify)}), and "
+            "this goes in the log."
+        )
+    if deletion.last_of_all:
+        lines.append("The project is left with no qualification rounds.")
+    lines.append("It cannot be undone: add the round again to get it back.")
+    return lines
 
 
 @require_POST

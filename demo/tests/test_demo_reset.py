@@ -59,7 +59,7 @@ def test_demo_reset_brings_back_the_participant_link_annotator_new_and_the_proje
     snapshot = StudyResults.objects.get(study=study)  # recomputed without the visitor
     assert snapshot.computed_at and snapshot.response_count == study_counted_response_count(study)
     out = capsys.readouterr().out
-    assert "1 visitor session(s) removed" in out
+    assert "Participant link: 1 visitor session removed." in out
     assert "put back title, status" in out
     assert Project.objects.filter(slug=DEMO_SLUG).count() == 1
 
@@ -93,7 +93,7 @@ def test_demo_reset_removes_a_researcher_study_whose_participants_answered_check
     assert not ParticipantSession.objects.filter(study_id=made.pk).exists()
     assert _first_state() == first
     out = capsys.readouterr().out
-    assert "1 studies, 3 participant sessions in them" in out
+    assert "Made during the visit and removed: 1 study, 3 participant sessions in it" in out
     assert "Demo reset to its first state." in out
 
 
@@ -118,3 +118,16 @@ def test_a_demo_reset_that_fails_changes_nothing_and_says_so(monkeypatch):
     assert Project.objects.filter(slug=DEMO_SLUG).exists()
     demo.refresh_from_db()
     assert demo.status == Study.Status.PAUSED
+
+
+def test_the_summary_counts_one_thing_in_the_singular_and_more_in_the_plural():
+    from demo.reset import extras_text
+
+    base = dict.fromkeys(
+        ["studies", "participant sessions", "annotation projects", "chart sets", "API tokens"], 0
+    )
+    assert extras_text(base) == "nothing"
+    one = {**base, "studies": 1, "participant sessions": 1, "chart sets": 1, "API tokens": 1}
+    assert extras_text(one) == "1 study, 1 participant session in it, 1 chart set, 1 API token"
+    many = {**base, "studies": 2, "participant sessions": 5, "annotation projects": 3}
+    assert extras_text(many) == "2 studies, 5 participant sessions in them, 3 annotation projects"

@@ -392,9 +392,12 @@
   function showLease() {
     const minutes = Math.floor((expires - Date.now()) / 60000);
     if (minutes < 0) {
+      // One short line in the page's header; the condition is in its tooltip.
       leaseEl.textContent = say("leaseExpired");
+      leaseEl.title = say("leaseExpiredDetail");
       leaseEl.classList.add("warn");
     } else {
+      leaseEl.removeAttribute("title");
       leaseEl.textContent = minutes < 1 ? say("leaseSoon") : say("leaseMinutes", minutes);
       leaseEl.classList.toggle("warn", minutes < 3);
     }

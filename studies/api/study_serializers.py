@@ -256,17 +256,65 @@ class SessionStatusField(serializers.CharField):
 
 
 class SessionSerializer(serializers.ModelSerializer):
-    answered = serializers.IntegerField(source="current_position")
+    label = serializers.SerializerMethodField(
+        help_text=(
+            "The number as the study's pages show it: `7` for live participant 7, `pilot 1` or "
+            "`preview 2` for a test session (test sessions are numbered apart from the live "
+            "sample, so their numbers repeat live ones). Null when the session has no number "
+            "(declined consent)."
+        ),
+    )
+    answered = serializers.IntegerField(
+        source="answers_on_record",
+        help_text=(
+            "How many answers of this session are stored: the trials answered so far, or 0 "
+            "when its answers were deleted on withdrawal (`answers_deleted`). A withdrawn "
+            "session whose answers were kept counts them."
+        ),
+    )
+    withdrawn_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the participant withdrew; null unless `status` is `withdrawn`.",
+    )
     status = SessionStatusField(read_only=True)
 
     class Meta:
         model = ParticipantSession
         fields = [
-            "id", "number", "status", "is_pilot", "is_preview", "language", "platform", "external_id",
-            "platform_params", "order_seed", "trial_count", "answered", "attention_failures",
-            "answers_deleted", "created_at", "consented_at", "deadline", "completed_at", "ended_at",
+            "id", "number", "label", "status", "is_pilot", "is_preview", "language", "platform",
+            "external_id", "platform_params", "order_seed", "trial_count", "answered",
+            "attention_failures", "answers_deleted", "created_at", "consented_at", "deadline",
+            "completed_at", "ended_at", "withdrawn_at",
         ]  # fmt: skip
         read_only_fields = fields
+        extra_kwargs = {
+            "number": {
+                "help_text": "The session's place in its sequence: live sessions count 1, 2, 3...; "
+                "pilot and preview sessions count apart, so read `label` (or `is_pilot` / "
+                "`is_preview`) to tell them from live ones. With the study's seed it fixes the "
+                "trial order. Null for a session that declined consent."
+            },
+            "is_pilot": {"help_text": "Taken while the study was in pilot; not in the results."},
+            "is_preview": {
+                "help_text": "A researcher's preview run; never counted, never in the results."
+            },
+            "trial_count": {"help_text": "Trials in the session's order (charts and checks)."},
+            "attention_failures": {
+                "help_text": "Attention checks failed (0 once answers were deleted on withdrawal)."
+            },
+            "answers_deleted": {
+                "help_text": "The participant withdrew and the study's consent said their answers "
+                "are deleted: they were."
+            },
+            "ended_at": {
+                "help_text": "When the session ended without completing (timed out, withdrawn, "
+                "declined or released)."
+            },
+        }
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_label(self, session) -> str | None:
+        return session.number_label or None
 
 
 class SessionReleaseSerializer(InputSerializer):

@@ -167,6 +167,17 @@ class ParticipantSession(models.Model):
         return str(self.number)
 
     @property
+    def answers_on_record(self) -> int:
+        """How many of its answers are stored: the trials answered, or none once a withdrawal
+        deleted them (answers kept on withdrawal still count, as the session page says)."""
+        return 0 if self.answers_deleted else self.current_position
+
+    @property
+    def withdrawn_at(self):
+        """When the participant withdrew (the monitor's "withdrawn <time>"), else None."""
+        return self.ended_at if self.status == self.Status.WITHDRAWN else None
+
+    @property
     def is_active(self) -> bool:
         return self.status == self.Status.IN_PROGRESS
 

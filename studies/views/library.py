@@ -11,6 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.confirm import confirm_delete_page
 from core.decorators import researcher_required
 from studies.answer_types import question_key
 from studies.answers import AnswerFormatError, KeyFormatError
@@ -121,8 +122,7 @@ def chartset_remove(request, slug):
         "cancel_url": reverse("studies:chartset-detail", args=[slug]),
         "back_label": "Back to the chart set",
     }
-    status = 409 if problem and request.method == "POST" else 200
-    return render(request, "studies/confirm_delete.html", context, status=status)
+    return confirm_delete_page(request, context)
 
 
 @researcher_required
@@ -213,8 +213,7 @@ def pair_remove(request, slug, code):
         "cancel_url": reverse("studies:pair-detail", args=[slug, code]),
         "back_label": f"Back to pair {code}",
     }
-    status = 409 if problem and request.method == "POST" else 200
-    return render(request, "studies/confirm_delete.html", context, status=status)
+    return confirm_delete_page(request, context)
 
 
 @researcher_required

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_http_methods
 
+from core.confirm import confirm_delete_page
 from core.decorators import researcher_required
 from core.models import Job
 from core.services.jobs import jobs_run_in_background
@@ -148,7 +149,7 @@ def study_models_delete(request, slug: str):
         "cancel_url": reverse("studies:models", args=[study.slug]),
         "back_label": "Back to the models",
     }
-    return render(request, "studies/confirm_delete.html", context)
+    return confirm_delete_page(request, context)
 
 
 @researcher_required

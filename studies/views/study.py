@@ -11,6 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from core.confirm import confirm_delete_page
 from core.decorators import refusal_flashed, researcher_required
 from studies.answer_types import get_type
 from studies.forms import StudyCreateForm
@@ -235,7 +236,7 @@ def study_video_remove(request, slug: str):
         "cancel_url": reverse("studies:edit", args=[study.slug]),
         "back_label": "Back to the settings",
     }
-    return _confirm_delete(request, context)
+    return confirm_delete_page(request, context)
 
 
 @researcher_required
@@ -345,10 +346,6 @@ def study_checks(request, slug: str):
     return render(request, "studies/study/checks.html", context)
 
 
-def _confirm_delete(request, context: dict, *, status: int = 200):
-    return render(request, "studies/confirm_delete.html", context, status=status)
-
-
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def study_check_delete(request, slug: str, pk: int):
@@ -387,9 +384,7 @@ def study_check_delete(request, slug: str, pk: int):
         "cancel_url": reverse("studies:checks", args=[study.slug]),
         "back_label": "Back to the attention checks",
     }
-    return _confirm_delete(
-        request, context, status=409 if problem and request.method == "POST" else 200
-    )
+    return confirm_delete_page(request, context)
 
 
 @researcher_required
@@ -465,4 +460,4 @@ def study_clear_tests(request, slug: str):
         "cancel_url": reverse("studies:detail", args=[study.slug]),
         "back_label": "Back to the study",
     }
-    return _confirm_delete(request, context)
+    return confirm_delete_page(request, context)

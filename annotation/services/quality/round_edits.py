@@ -16,10 +16,12 @@ attempt_start uses), because it may qualify those waiting for that round.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.languages import ROUND_TEXTS, clean_translations
 from annotation.models import Project, Qualification, QualificationRound
 from annotation.selectors.round_rules import (
     Refusal,
@@ -28,6 +30,7 @@ from annotation.selectors.round_rules import (
     move_refusal,
     settings_refusal,
 )
+from annotation.selectors.rounds import waiting_for_no_round
 from annotation.services.quality.common import QualityError, policy_for
 from annotation.services.quality.retries import reopen
 from core.services.audit import audit_record
@@ -106,6 +109,7 @@ def _settings(round_: QualificationRound) -> dict:
         "items_per_attempt": round_.items_per_attempt,
         "max_attempts": round_.max_attempts,
         "gold_items": sorted(g.item_id for g in round_.gold_items.all()),
+        "translations": round_.translations or {},
     }
 
 
@@ -116,7 +120,8 @@ KEEP = object()
 
 def round_update(*, project: Project, round_id: int, actor, title: str | None = None,
                  gold_items=None, rule: str | None = None, pass_mark: float | None = None,
-                 items_per_attempt=KEEP, max_attempts=KEEP) -> QualificationRound:  # fmt: skip
+                 items_per_attempt=KEEP, max_attempts=KEEP,
+                 translations: dict | None = None) -> QualificationRound:  # fmt: skip
     """Change a round; ``None`` leaves a setting as it is.
 
     Values equal to the current ones are no change, so a form that sends every field
@@ -127,6 +132,11 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
         if not title or len(title) > TITLE_MAX:
             raise QualityError(f"A round needs a title of 1 to {TITLE_MAX} characters.",
                                status=400, code="invalid")  # fmt: skip
+    if translations is not None:
+        try:
+            translations = clean_translations(translations, ROUND_TEXTS)
+        except ValidationError as exc:
+            raise QualityError(" ".join(exc.messages), status=400, code="invalid") from None
     with transaction.atomic():
         rounds = rounds_locked(project)
         round_ = _find(rounds, round_id)
@@ -140,6 +150,7 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
             ),
             "max_attempts": before["max_attempts"] if max_attempts is KEEP else max_attempts,
             "gold_items": before["gold_items"],
+            "translations": before["translations"] if translations is None else translations,
         }
         golds = None if gold_items is None else list(gold_items)
         if golds is not None:
@@ -160,10 +171,11 @@ def round_update(*, project: Project, round_id: int, actor, title: str | None = 
         changed = [key for key in before if before[key] != after[key]]
         if not changed:
             return round_
-        # The title and the attempt limit may change at any time; the rest judges attempts.
-        if set(changed) - {"title", "max_attempts"}:
+        # The title (in any language) and the attempt limit may change at any time; the rest
+        # judges attempts.
+        if set(changed) - {"title", "translations", "max_attempts"}:
             _refuse(settings_refusal(round_, attempted_by_round([round_]).get(round_.pk, 0)))
-        fields = ["title", "rule", "pass_mark", "items_per_attempt", "max_attempts"]
+        fields = ["title", "rule", "pass_mark", "items_per_attempt", "max_attempts", "translations"]
         for key in fields:
             setattr(round_, key, after[key])
         round_.save(update_fields=fields)
@@ -223,9 +235,7 @@ def round_delete(*, project: Project, round_id: int, actor) -> dict:
 
 
 def _qualify_waiting(project: Project, rounds_left: int, deleted: dict, actor) -> list[str]:
-    waiting = Qualification.objects.filter(
-        project=project, state=Qualification.State.STARTED, rounds_passed__gte=rounds_left
-    ).select_related("annotator")
+    waiting = waiting_for_no_round(project, rounds_left)
     now = timezone.now()
     names = []
     for qualification in waiting:

@@ -23,7 +23,7 @@ from django.db.models import ProtectedError, RestrictedError
 from core.demo_accounts import ANNOTATORS, DEMO_PASSWORD, RESEARCHER
 from core.models import User
 from demo.annotation import NEW_ANNOTATOR, annotation_demo_remove
-from demo.reset import researcher_extras_remove, study_demo_reset
+from demo.reset import counted, extras_text, researcher_extras_remove, study_demo_reset
 
 
 class Command(BaseCommand):
@@ -59,11 +59,11 @@ class Command(BaseCommand):
         if researcher is not None:
             extras = researcher_extras_remove(researcher)
             removed, changed = study_demo_reset(researcher)
-            said.append(f"Participant link: {removed} visitor session(s) removed.")
+            sessions = counted(removed, "visitor session", "visitor sessions")
+            said.append(f"Participant link: {sessions} removed.")
             if changed:
                 said.append(f"Demo study: put back {', '.join(changed)}.")
-            made = ", ".join(f"{n} {what}" for what, n in extras.items() if n)
-            said.append(f"Made during the visit and removed: {made or 'nothing'}.")
+            said.append(f"Made during the visit and removed: {extras_text(extras)}.")
         if annotation_demo_remove():
             said.append("Annotation project: removed, to be rebuilt from its fixture.")
         return said
