@@ -103,19 +103,34 @@ class Choice(Generic[T]):
 
 
 def choose(
-    *, control_due: bool, ordinary: T | None, control: T | None, controls_left: int | None = None
+    *,
+    control_due: bool = False,
+    ordinary: T | None,
+    control: T | None,
+    controls_left: int | None = None,
+    ordinary_left: int = 0,
+    rng: random.Random | None = None,
 ) -> Choice[T]:
     """Lease the control when one is due and one is free, the ordinary candidate otherwise.
 
     The adapter looks up (and locks) both candidates on every request, whichever
     is wanted, so a control costs the same statements as an ordinary item. With
     no control left to give, the annotator gets ordinary work rather than none.
-    ``controls_left`` (``controls_ahead``; None: no such bound) caps the controls:
-    none once it is 0, and with no ordinary item left the rest come one after
-    another, so the annotator gets exactly the items "items left" promised.
+
+    ``controls_left`` (c, ``controls_ahead``; None: no such bound, ``control_due``
+    decides) and ``ordinary_left`` (the ordinary items still open to the
+    annotator, the same count) make the next item a control with probability
+    c / (ordinary_left + c), drawn from ``rng``. Each step keeps "items left"
+    exact (a control lowers c, an ordinary item ordinary_left), and the draws
+    place the c controls uniformly among the items left: any position is as
+    likely a control as any other, so neither the last items nor a run of them
+    give controls away. An ordinary item that is only held by others right now
+    does not turn the draw into a control: the adapter looks again.
     """
     if controls_left is not None:
-        control_due = controls_left >= 1 and (control_due or ordinary is None)
+        total = ordinary_left + controls_left
+        draw = (rng or random.SystemRandom()).random()
+        control_due = controls_left >= 1 and draw * total < controls_left
     if control_due and control is not None:
         return Choice(control, True)
     return Choice(ordinary, False)
@@ -135,7 +150,7 @@ def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, u
     they can still get. Leasing an ordinary item leaves T (and c) as they are;
     leasing a control lowers c by exactly one. So "items left" (ordinary_left + c)
     drops by one with each item, whichever kind it was, and the queue (``choose``)
-    gives controls only while c >= 1.
+    gives controls only while c >= 1, spread evenly over the items left.
     """
     if rate <= 0 or unseen <= 0:
         return 0
@@ -144,15 +159,6 @@ def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, u
         return unseen
     ahead = (share * (taken + ordinary_left) - given) / (1 - share)
     return max(0, min(unseen, math.floor(ahead)))
-
-
-def ordinary_needed(*, taken: int, given: int, rate: float) -> int:
-    """The fewest ordinary items left with which ``controls_ahead`` is at least one (given a
-    control left to give): the queue counts open items only this far."""
-    share = _rate(rate)
-    if share <= 0 or share >= 1:
-        return 0  # no control ever, or every item one: the count does not matter
-    return max(0, math.ceil((given + 1 - share) / share - taken))
 
 
 @dataclass(frozen=True)

@@ -37,16 +37,12 @@ from annotation.models import (
     Item,
     Project,
     Qualification,
+    QualityPolicy,
 )
 from annotation.selectors.overlap import growing_sql, wanting_items, wanting_sql
+from annotation.selectors.quality import control_rate
 from annotation.services import queue_sql as sql
-from annotation.services.quality import (
-    QualityError,
-    control_tally,
-    control_wanted,
-    policy_for,
-    work_gate,
-)
+from annotation.services.quality import QualityError, control_draws, control_tally, work_gate
 from core.errors import ServiceError
 from core.models import User
 
@@ -206,35 +202,39 @@ def _lease(
     # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
     # transaction.
     qualification = _quality_gate(project, annotator, rounds, standing)
-    policy = standing.policy if standing else None
-    if qualification is not None and policy is None:
-        policy = policy_for(project)
-    wants_control = control_wanted(project=project, qualification=qualification, policy=policy)
     ordinary = sql.first_open_item(
         project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
     )
-    control, controls_left = None, None
+    control, controls_left, open_count = None, None, 0
     if qualification is not None:
         # The same rows as control_candidates (selectors.quality.unseen_controls), and the
-        # open ordinary items as far as the bound on controls needs them (rules.controls_ahead:
-        # the same number "items left" shows, so the queue gives exactly what it promised).
-        facts = {
-            "taken": qualification.items_taken,
-            "given": qualification.controls_given,
-            "rate": policy.control_rate,
-        }
-        control, open_count = sql.first_control(
+        # counts "items left" makes (rules.controls_ahead), so the queue gives exactly what
+        # it promised and draws each item's kind from them (rules.choose).
+        control, open_count, unseen = sql.first_control(
             project.pk,
             annotator.pk,
             _order_sql(STRATEGY.control_order),
             growing_sql(project.overlap(), "o"),
-            rules.ordinary_needed(**facts),
+        )
+        # A caller's standing carries the policy row (None: the project has none yet).
+        policy = (
+            standing.policy
+            if standing is not None
+            else QualityPolicy.objects.filter(project=project).first()
         )
         controls_left = rules.controls_ahead(
-            **facts, ordinary_left=open_count, unseen=int(control is not None)
+            taken=qualification.items_taken,
+            given=qualification.controls_given,
+            rate=control_rate(policy),
+            ordinary_left=open_count,
+            unseen=unseen,
         )
     choice = rules.choose(
-        control_due=wants_control, ordinary=ordinary, control=control, controls_left=controls_left
+        ordinary=ordinary,
+        control=control,
+        controls_left=controls_left,
+        ordinary_left=open_count,
+        rng=control_draws(),
     )
     item, is_control = choice.item, choice.control
     if item is None:
