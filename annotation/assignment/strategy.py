@@ -163,10 +163,17 @@ def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, u
 
 @dataclass(frozen=True)
 class SlotRow:
-    """An assignment already on the item: its slot and whether it still holds it."""
+    """An assignment already on the item: its slot, whether it still holds it, and whether
+    its label set is in."""
 
     slot: int
     holding: bool
+    submitted: bool = False
+
+
+def _lowest_free(slots: Iterable[int], rows: Sequence[SlotRow]) -> int | None:
+    taken = {row.slot for row in rows if row.holding}
+    return next((slot for slot in slots if slot not in taken), None)
 
 
 def free_slot(*, per_item: int, rows: Sequence[SlotRow], control: bool) -> int | None:
@@ -174,14 +181,14 @@ def free_slot(*, per_item: int, rows: Sequence[SlotRow], control: bool) -> int |
 
     Ordinary items have slots 0..k-1 and a new holder takes the lowest free one
     (the unique constraint on (item, slot) among holders makes a race an error,
-    not a k+1-th label set). Any number of annotators label a control, so each
-    gets a slot past k that no row of the item has used yet.
+    not a k+1-th label set). Any number of annotators label a control: its slots
+    past k count as ordinary items of k slots each, one after another, and a new
+    holder takes the lowest free slot past k, so a lapsed lease's slot on a
+    control is taken over just as on an ordinary item (``take_back_slot``).
     """
     if control:
-        return per_item + len(rows)
-    taken = {row.slot for row in rows if row.holding}
-    free = [slot for slot in range(per_item) if slot not in taken]
-    return free[0] if free else None
+        return _lowest_free(range(per_item, per_item + len(rows) + 1), rows)
+    return _lowest_free(range(per_item), rows)
 
 
 def control_due(*, taken: int, given: int, rate: float, draw: float) -> bool:
@@ -268,13 +275,47 @@ def wants_more(overlap: Overlap, *, filled: int, submitted: int, disputed: bool)
 def may_hold(
     overlap: Overlap, *, control: bool, filled: int, submitted: int, disputed: bool
 ) -> bool:
-    """Whether an item takes one more holder: a new lease, or a lapsed one taken back.
+    """Whether an item takes one more holder on a new lease (a lapsed one: ``take_back_slot``).
 
     Any number of annotators label a control; an ordinary item only while the
     overlap policy wants more (``wants_more``), so it never gets more label sets
     than its overlap, however late one arrives.
     """
     return control or wants_more(overlap, filled=filled, submitted=submitted, disputed=disputed)
+
+
+def take_back_slot(
+    overlap: Overlap,
+    *,
+    rows: Sequence[SlotRow],
+    slot: int,
+    control: bool,
+    filled: int,
+    submitted: int,
+    disputed: bool,
+) -> int | None:
+    """The slot a lapsed lease (on ``slot``) takes back for its annotator, or None when refused.
+
+    An ordinary item takes its annotator back while it would take a new holder
+    (``may_hold``) and a slot is free. A control would take anyone, so a late
+    label set always kept there would tell a control from an ordinary item after
+    the fact: the control's k slots the lease was in (``free_slot``'s groups) are
+    judged as an ordinary item is, by their own holders, so the same situation
+    (nobody took the place over, or somebody did and it is full) has the same outcome.
+    """
+    k = overlap.ceiling
+    if control:
+        first = k + max(slot - k, 0) // k * k
+        rows = [row for row in rows if first <= row.slot < first + k]
+        filled = sum(row.holding for row in rows)
+        submitted = sum(row.holding and row.submitted for row in rows)
+        free = _lowest_free(range(first, first + k), rows)
+    else:
+        free = free_slot(per_item=k, rows=rows, control=False)
+    if free is None:
+        return None
+    wanted = wants_more(overlap, filled=filled, submitted=submitted, disputed=disputed)
+    return free if wanted else None
 
 
 def left_to_collect(overlap: Overlap, *, submitted: int, disputed: bool) -> tuple[int, int]:

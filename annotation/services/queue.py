@@ -201,7 +201,7 @@ def _lease(
     # which kind the annotator gets. (Locking only the wanted one is not enough:
     # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
     # transaction.
-    qualification = _quality_gate(project, annotator, rounds, standing)
+    qualification = quality_gate(project, annotator, rounds, standing)
     ordinary = sql.first_open_item(
         project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
     )
@@ -328,7 +328,8 @@ def _lease_item(
     return assignment
 
 
-def _quality_gate(project: Project, annotator: User, rounds, standing: Standing | None):
+def quality_gate(project: Project, annotator: User, rounds, standing: Standing | None):
+    """The work gate every new lease passes (and a lapsed one taken back), as a QueueError."""
     known = {"qualification": standing.qualification, "read": False} if standing else {}
     try:
         return work_gate(project=project, annotator=annotator, rounds=rounds, **known)
