@@ -2,7 +2,7 @@
 
 Plain facts in, decisions out. Which open item an annotator gets next (the
 candidates' order), whether it is a control or an ordinary item, which slot on
-it is free, and when a control is due are decided here, so they can be read and
+it is free, and how the controls are spread are decided here, so they can be read and
 tested without a database. annotation/services/queue.py is the adapter: it
 turns a strategy's order into the ORDER BY of its locking query (FOR UPDATE
 SKIP LOCKED takes the first row in that order that no other request holds),
@@ -111,7 +111,7 @@ def choose(
     ordinary_left: int = 0,
     rng: random.Random | None = None,
 ) -> Choice[T]:
-    """Lease the control when one is due and one is free, the ordinary candidate otherwise.
+    """Lease the control when one is drawn and one is free, the ordinary candidate otherwise.
 
     The adapter looks up (and locks) both candidates on every request, whichever
     is wanted, so a control costs the same statements as an ordinary item. With
@@ -189,24 +189,6 @@ def free_slot(*, per_item: int, rows: Sequence[SlotRow], control: bool) -> int |
     if control:
         return _lowest_free(range(per_item, per_item + len(rows) + 1), rows)
     return _lowest_free(range(per_item), rows)
-
-
-def control_due(*, taken: int, given: int, rate: float, draw: float) -> bool:
-    """Whether the next item an annotator gets should be a control item.
-
-    ``taken`` items leased so far, ``given`` of them controls, ``draw`` uniform
-    in [0, 1). A random draw keeps controls unpredictable; the bounds keep the
-    share within about one item of ``rate`` over any stretch, so a run of luck
-    neither floods an annotator with controls nor leaves them unchecked.
-    """
-    if rate <= 0:
-        return False
-    expected = (taken + 1) * rate
-    if given + 1 > expected + 1:
-        return False
-    if expected - given >= 2:
-        return True
-    return draw < rate
 
 
 # --- overlap: how many label sets an item wants ---------------------------------------------------

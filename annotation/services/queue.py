@@ -1,7 +1,6 @@
 """The work queue's locking adapter: leasing the next item, and expiring leases.
 
-Which item comes next, control or ordinary, which slot is free and when a
-control is due are decided by the pure assignment strategy
+Which item comes next, control or ordinary, and which slot is free are decided by the pure assignment strategy
 (annotation/assignment/strategy.py); this module turns its order into the
 locking query, locks, retries and keeps the counters. Drafts, submits and skips
 are in queue_work.py, researchers' lease moves in queue_moves.py.

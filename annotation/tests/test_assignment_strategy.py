@@ -20,7 +20,6 @@ from annotation.assignment.strategy import (
     SlotRow,
     Strategy,
     choose,
-    control_due,
     free_slot,
     sort_candidates,
     take_back_slot,
@@ -160,25 +159,6 @@ def test_a_later_group_of_a_control_is_judged_by_its_own_holders():
 def test_the_free_slot(per_item, rows, control, expected):
     slot_rows = [SlotRow(slot, holding) for slot, holding in rows]
     assert free_slot(per_item=per_item, rows=slot_rows, control=control) == expected
-
-
-@pytest.mark.parametrize(
-    ("taken", "given", "rate", "draw", "expected"),
-    [
-        (0, 0, 0.0, 0.0, False),  # no controls at rate 0
-        (100, 0, 0.0, 0.0, False),
-        (0, 0, 0.1, 0.05, True),  # the draw decides within the bounds
-        (0, 0, 0.1, 0.5, False),
-        (19, 0, 0.1, 0.99, True),  # two controls behind: due whatever the draw
-        (19, 1, 0.1, 0.99, False),
-        (0, 1, 0.5, 0.0, False),  # a whole control ahead: not due whatever the draw
-        (9, 1, 0.1, 0.0, True),
-        (10, 2, 0.1, 0.0, False),
-        (5, 5, 1.0, 0.999, True),  # every item a control
-    ],
-)
-def test_when_a_control_is_due(taken, given, rate, draw, expected):
-    assert control_due(taken=taken, given=given, rate=rate, draw=draw) is expected
 
 
 def test_the_default_rule_is_registered_under_its_name():
