@@ -2,7 +2,7 @@
 
 Plain facts in, decisions out. Which open item an annotator gets next (the
 candidates' order), whether it is a control or an ordinary item, which slot on
-it is free, and when a control is due are decided here, so they can be read and
+it is free, and how the controls are spread are decided here, so they can be read and
 tested without a database. annotation/services/queue.py is the adapter: it
 turns a strategy's order into the ORDER BY of its locking query (FOR UPDATE
 SKIP LOCKED takes the first row in that order that no other request holds),
@@ -103,19 +103,34 @@ class Choice(Generic[T]):
 
 
 def choose(
-    *, control_due: bool, ordinary: T | None, control: T | None, controls_left: int | None = None
+    *,
+    control_due: bool = False,
+    ordinary: T | None,
+    control: T | None,
+    controls_left: int | None = None,
+    ordinary_left: int = 0,
+    rng: random.Random | None = None,
 ) -> Choice[T]:
-    """Lease the control when one is due and one is free, the ordinary candidate otherwise.
+    """Lease the control when one is drawn and one is free, the ordinary candidate otherwise.
 
     The adapter looks up (and locks) both candidates on every request, whichever
     is wanted, so a control costs the same statements as an ordinary item. With
     no control left to give, the annotator gets ordinary work rather than none.
-    ``controls_left`` (``controls_ahead``; None: no such bound) caps the controls:
-    none once it is 0, and with no ordinary item left the rest come one after
-    another, so the annotator gets exactly the items "items left" promised.
+
+    ``controls_left`` (c, ``controls_ahead``; None: no such bound, ``control_due``
+    decides) and ``ordinary_left`` (the ordinary items still open to the
+    annotator, the same count) make the next item a control with probability
+    c / (ordinary_left + c), drawn from ``rng``. Each step keeps "items left"
+    exact (a control lowers c, an ordinary item ordinary_left), and the draws
+    place the c controls uniformly among the items left: any position is as
+    likely a control as any other, so neither the last items nor a run of them
+    give controls away. An ordinary item that is only held by others right now
+    does not turn the draw into a control: the adapter looks again.
     """
     if controls_left is not None:
-        control_due = controls_left >= 1 and (control_due or ordinary is None)
+        total = ordinary_left + controls_left
+        draw = (rng or random.SystemRandom()).random()
+        control_due = controls_left >= 1 and draw * total < controls_left
     if control_due and control is not None:
         return Choice(control, True)
     return Choice(ordinary, False)
@@ -135,7 +150,7 @@ def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, u
     they can still get. Leasing an ordinary item leaves T (and c) as they are;
     leasing a control lowers c by exactly one. So "items left" (ordinary_left + c)
     drops by one with each item, whichever kind it was, and the queue (``choose``)
-    gives controls only while c >= 1.
+    gives controls only while c >= 1, spread evenly over the items left.
     """
     if rate <= 0 or unseen <= 0:
         return 0
@@ -146,21 +161,19 @@ def controls_ahead(*, taken: int, given: int, rate: float, ordinary_left: int, u
     return max(0, min(unseen, math.floor(ahead)))
 
 
-def ordinary_needed(*, taken: int, given: int, rate: float) -> int:
-    """The fewest ordinary items left with which ``controls_ahead`` is at least one (given a
-    control left to give): the queue counts open items only this far."""
-    share = _rate(rate)
-    if share <= 0 or share >= 1:
-        return 0  # no control ever, or every item one: the count does not matter
-    return max(0, math.ceil((given + 1 - share) / share - taken))
-
-
 @dataclass(frozen=True)
 class SlotRow:
-    """An assignment already on the item: its slot and whether it still holds it."""
+    """An assignment already on the item: its slot, whether it still holds it, and whether
+    its label set is in."""
 
     slot: int
     holding: bool
+    submitted: bool = False
+
+
+def _lowest_free(slots: Iterable[int], rows: Sequence[SlotRow]) -> int | None:
+    taken = {row.slot for row in rows if row.holding}
+    return next((slot for slot in slots if slot not in taken), None)
 
 
 def free_slot(*, per_item: int, rows: Sequence[SlotRow], control: bool) -> int | None:
@@ -168,32 +181,14 @@ def free_slot(*, per_item: int, rows: Sequence[SlotRow], control: bool) -> int |
 
     Ordinary items have slots 0..k-1 and a new holder takes the lowest free one
     (the unique constraint on (item, slot) among holders makes a race an error,
-    not a k+1-th label set). Any number of annotators label a control, so each
-    gets a slot past k that no row of the item has used yet.
+    not a k+1-th label set). Any number of annotators label a control: its slots
+    past k count as ordinary items of k slots each, one after another, and a new
+    holder takes the lowest free slot past k, so a lapsed lease's slot on a
+    control is taken over just as on an ordinary item (``take_back_slot``).
     """
     if control:
-        return per_item + len(rows)
-    taken = {row.slot for row in rows if row.holding}
-    free = [slot for slot in range(per_item) if slot not in taken]
-    return free[0] if free else None
-
-
-def control_due(*, taken: int, given: int, rate: float, draw: float) -> bool:
-    """Whether the next item an annotator gets should be a control item.
-
-    ``taken`` items leased so far, ``given`` of them controls, ``draw`` uniform
-    in [0, 1). A random draw keeps controls unpredictable; the bounds keep the
-    share within about one item of ``rate`` over any stretch, so a run of luck
-    neither floods an annotator with controls nor leaves them unchecked.
-    """
-    if rate <= 0:
-        return False
-    expected = (taken + 1) * rate
-    if given + 1 > expected + 1:
-        return False
-    if expected - given >= 2:
-        return True
-    return draw < rate
+        return _lowest_free(range(per_item, per_item + len(rows) + 1), rows)
+    return _lowest_free(range(per_item), rows)
 
 
 # --- overlap: how many label sets an item wants ---------------------------------------------------
@@ -262,13 +257,47 @@ def wants_more(overlap: Overlap, *, filled: int, submitted: int, disputed: bool)
 def may_hold(
     overlap: Overlap, *, control: bool, filled: int, submitted: int, disputed: bool
 ) -> bool:
-    """Whether an item takes one more holder: a new lease, or a lapsed one taken back.
+    """Whether an item takes one more holder on a new lease (a lapsed one: ``take_back_slot``).
 
     Any number of annotators label a control; an ordinary item only while the
     overlap policy wants more (``wants_more``), so it never gets more label sets
     than its overlap, however late one arrives.
     """
     return control or wants_more(overlap, filled=filled, submitted=submitted, disputed=disputed)
+
+
+def take_back_slot(
+    overlap: Overlap,
+    *,
+    rows: Sequence[SlotRow],
+    slot: int,
+    control: bool,
+    filled: int,
+    submitted: int,
+    disputed: bool,
+) -> int | None:
+    """The slot a lapsed lease (on ``slot``) takes back for its annotator, or None when refused.
+
+    An ordinary item takes its annotator back while it would take a new holder
+    (``may_hold``) and a slot is free. A control would take anyone, so a late
+    label set always kept there would tell a control from an ordinary item after
+    the fact: the control's k slots the lease was in (``free_slot``'s groups) are
+    judged as an ordinary item is, by their own holders, so the same situation
+    (nobody took the place over, or somebody did and it is full) has the same outcome.
+    """
+    k = overlap.ceiling
+    if control:
+        first = k + max(slot - k, 0) // k * k
+        rows = [row for row in rows if first <= row.slot < first + k]
+        filled = sum(row.holding for row in rows)
+        submitted = sum(row.holding and row.submitted for row in rows)
+        free = _lowest_free(range(first, first + k), rows)
+    else:
+        free = free_slot(per_item=k, rows=rows, control=False)
+    if free is None:
+        return None
+    wanted = wants_more(overlap, filled=filled, submitted=submitted, disputed=disputed)
+    return free if wanted else None
 
 
 def left_to_collect(overlap: Overlap, *, submitted: int, disputed: bool) -> tuple[int, int]:

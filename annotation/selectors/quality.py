@@ -39,6 +39,16 @@ def control_items(project: Project):
     )
 
 
+def control_rate(policy: QualityPolicy | None) -> float:
+    """The share of control items: the policy's, or the default while a project has no policy row.
+
+    The queue and "items left" both read it here, so the two never count with different rates.
+    """
+    if policy is not None:
+        return policy.control_rate
+    return QualityPolicy._meta.get_field("control_rate").default
+
+
 def unseen_controls(*, project: Project, annotator):
     """Control items (gold outside the rounds) this annotator has never had."""
     seen = Assignment.objects.filter(item=OuterRef("pk"), annotator=annotator)

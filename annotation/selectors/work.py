@@ -23,10 +23,9 @@ from annotation.models import (
     Item,
     Project,
     Qualification,
-    QualityPolicy,
 )
 from annotation.selectors.overlap import growing_items
-from annotation.selectors.quality import unseen_controls
+from annotation.selectors.quality import control_rate, unseen_controls
 from core.models import User
 
 State = Assignment.State
@@ -185,10 +184,7 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         # Controls reach only annotators with a qualification row. Counting the ones
         # still to come makes taking a control lower this number exactly as taking an
         # ordinary item does, so the count never gives a control away.
-        policy = getattr(qualification.project, "quality", None)
-        rate = (
-            policy.control_rate if policy else QualityPolicy._meta.get_field("control_rate").default
-        )
+        rate = control_rate(getattr(qualification.project, "quality", None))
         left += rules.controls_ahead(
             taken=qualification.items_taken,
             given=qualification.controls_given,

@@ -1,7 +1,6 @@
 """The work queue's locking adapter: leasing the next item, and expiring leases.
 
-Which item comes next, control or ordinary, which slot is free and when a
-control is due are decided by the pure assignment strategy
+Which item comes next, control or ordinary, and which slot is free are decided by the pure assignment strategy
 (annotation/assignment/strategy.py); this module turns its order into the
 locking query, locks, retries and keeps the counters. Drafts, submits and skips
 are in queue_work.py, researchers' lease moves in queue_moves.py.
@@ -37,16 +36,12 @@ from annotation.models import (
     Item,
     Project,
     Qualification,
+    QualityPolicy,
 )
 from annotation.selectors.overlap import growing_sql, wanting_items, wanting_sql
+from annotation.selectors.quality import control_rate
 from annotation.services import queue_sql as sql
-from annotation.services.quality import (
-    QualityError,
-    control_tally,
-    control_wanted,
-    policy_for,
-    work_gate,
-)
+from annotation.services.quality import QualityError, control_draws, control_tally, work_gate
 from core.errors import ServiceError
 from core.models import User
 
@@ -205,36 +200,40 @@ def _lease(
     # which kind the annotator gets. (Locking only the wanted one is not enough:
     # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
     # transaction.
-    qualification = _quality_gate(project, annotator, rounds, standing)
-    policy = standing.policy if standing else None
-    if qualification is not None and policy is None:
-        policy = policy_for(project)
-    wants_control = control_wanted(project=project, qualification=qualification, policy=policy)
+    qualification = quality_gate(project, annotator, rounds, standing)
     ordinary = sql.first_open_item(
         project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
     )
-    control, controls_left = None, None
+    control, controls_left, open_count = None, None, 0
     if qualification is not None:
         # The same rows as control_candidates (selectors.quality.unseen_controls), and the
-        # open ordinary items as far as the bound on controls needs them (rules.controls_ahead:
-        # the same number "items left" shows, so the queue gives exactly what it promised).
-        facts = {
-            "taken": qualification.items_taken,
-            "given": qualification.controls_given,
-            "rate": policy.control_rate,
-        }
-        control, open_count = sql.first_control(
+        # counts "items left" makes (rules.controls_ahead), so the queue gives exactly what
+        # it promised and draws each item's kind from them (rules.choose).
+        control, open_count, unseen = sql.first_control(
             project.pk,
             annotator.pk,
             _order_sql(STRATEGY.control_order),
             growing_sql(project.overlap(), "o"),
-            rules.ordinary_needed(**facts),
+        )
+        # A caller's standing carries the policy row (None: the project has none yet).
+        policy = (
+            standing.policy
+            if standing is not None
+            else QualityPolicy.objects.filter(project=project).first()
         )
         controls_left = rules.controls_ahead(
-            **facts, ordinary_left=open_count, unseen=int(control is not None)
+            taken=qualification.items_taken,
+            given=qualification.controls_given,
+            rate=control_rate(policy),
+            ordinary_left=open_count,
+            unseen=unseen,
         )
     choice = rules.choose(
-        control_due=wants_control, ordinary=ordinary, control=control, controls_left=controls_left
+        ordinary=ordinary,
+        control=control,
+        controls_left=controls_left,
+        ordinary_left=open_count,
+        rng=control_draws(),
     )
     item, is_control = choice.item, choice.control
     if item is None:
@@ -328,7 +327,8 @@ def _lease_item(
     return assignment
 
 
-def _quality_gate(project: Project, annotator: User, rounds, standing: Standing | None):
+def quality_gate(project: Project, annotator: User, rounds, standing: Standing | None):
+    """The work gate every new lease passes (and a lapsed one taken back), as a QueueError."""
     known = {"qualification": standing.qualification, "read": False} if standing else {}
     try:
         return work_gate(project=project, annotator=annotator, rounds=rounds, **known)

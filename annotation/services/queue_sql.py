@@ -333,38 +333,67 @@ def _control_sql(vendor: str, order: str) -> str:
 
 @cache
 def _open_count_sql(vendor: str, growing: str) -> str:
-    # The ordinary items still open to the annotator (selectors.work.annotator_progress's
-    # count), counted only up to a bound: the queue needs "at least this many".
+    # The ordinary items still open to the annotator: selectors.work.annotator_progress's count.
     return (
-        f'(SELECT COUNT(*) FROM (SELECT 1 FROM "{I}" o WHERE o."project_id" = %s AND ({growing}) '
+        f'(SELECT COUNT(*) FROM "{I}" o WHERE o."project_id" = %s AND ({growing}) '
         f'AND NOT EXISTS(SELECT 1 FROM "{A}" t WHERE t."item_id" = o."id" '
         f'AND t."annotator_id" = %s AND t."state" IN (%s, %s, %s)) '
-        f'AND NOT EXISTS(SELECT 1 FROM "{GOLD}" g WHERE g."item_id" = o."id") LIMIT %s) n)'
+        f'AND NOT EXISTS(SELECT 1 FROM "{GOLD}" g WHERE g."item_id" = o."id"))'
+    )
+
+
+@cache
+def _unseen_count_sql(vendor: str) -> str:
+    # The control items the annotator never had: selectors.quality.unseen_controls' count.
+    return (
+        f'(SELECT COUNT(*) FROM "{I}" u WHERE u."project_id" = %s '
+        f'AND EXISTS(SELECT 1 FROM "{GOLD}" g WHERE g."item_id" = u."id") '
+        f'AND NOT EXISTS(SELECT 1 FROM "{ROUND_GOLD}" rg INNER JOIN "{GOLD}" g '
+        f'ON g."id" = rg."golditem_id" WHERE g."item_id" = u."id") '
+        f'AND NOT EXISTS(SELECT 1 FROM "{A}" t WHERE t."item_id" = u."id" '
+        f'AND t."annotator_id" = %s))'
     )
 
 
 def first_control(
-    project_id: int, annotator_id: int, order: str, growing, bound: int
-) -> tuple[Item | None, int]:
+    project_id: int, annotator_id: int, order: str, growing
+) -> tuple[Item | None, int, int]:
     """Lock and return a control item this annotator never had (selectors.quality.unseen_controls),
     with its assignments, as ``first_open_item`` does; and, in the same statement, how many
-    ordinary items are still open to them, counted up to ``bound``.
+    ordinary items are still open to them and how many controls they never had (the counts
+    "items left" makes of them: the queue draws the next item's kind from both).
 
     ``growing``: (sql, params) of selectors.overlap.growing_sql on alias ``o``.
     """
     sql, params = growing
     picking = _control_sql(connection.vendor, order)
+    counts = (
+        f"SELECT {_open_count_sql(connection.vendor, sql)} AS open_count, "
+        f"{_unseen_count_sql(connection.vendor)} AS unseen_count"
+    )
+    # The counts come even when no control is free (a RIGHT JOIN from the one row of counts).
     statement = (
-        f"WITH picked AS ({picking}) SELECT picked.*, {columns(Assignment, 'a')}, "
-        f"{_open_count_sql(connection.vendor, sql)} "
-        f'FROM picked LEFT OUTER JOIN "{A}" a ON a."item_id" = picked."id"'
+        f"WITH picked AS ({picking}), counts AS ({counts}) "
+        f"SELECT picked.*, {columns(Assignment, 'a')}, counts.open_count, counts.unseen_count "
+        f'FROM counts LEFT OUTER JOIN (picked LEFT OUTER JOIN "{A}" a '
+        f'ON a."item_id" = picked."id") ON 1 = 1'
     )
     rows = fetch(
         statement,
-        [project_id, annotator_id, project_id, *params, annotator_id, *Assignment.FINAL, bound],
+        [
+            project_id,
+            annotator_id,
+            project_id,
+            *params,
+            annotator_id,
+            *Assignment.FINAL,
+            project_id,
+            annotator_id,
+        ],
     )
-    open_count = rows[0][-1] if rows else 0
-    return _picked([row[:-1] for row in rows]), open_count
+    open_count, unseen_count = rows[0][-2:]
+    picked = [row[:-2] for row in rows if row[0] is not None]
+    return _picked(picked), open_count, unseen_count
 
 
 @cache

@@ -16,7 +16,7 @@ from annotation.models import Assignment, GoldItem, LabelSet
 from annotation.services import queue_sql as sql
 from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
-from annotation.services.queue import QueueError, items_recount
+from annotation.services.queue import QueueError, items_recount, quality_gate
 from annotation.services.reports.jobs import report_labels_arrived
 from core.models import User
 
@@ -80,12 +80,27 @@ def _still_leased(assignment: Assignment, now, *, draft: bool = False) -> bool:
     return _take_back(assignment, now, draft=draft)
 
 
+def _moved_on() -> QueueError:
+    # One open lease per annotator: they were given another item since this one lapsed.
+    return QueueError(
+        _(
+            "Your time on this item ran out and you have been given another item since. "
+            "Go on with that one; the labels here were not kept."
+        )
+    )
+
+
 def _take_back(assignment: Assignment, now, *, draft: bool) -> bool:
     """Renew the locked, lapsed ``assignment`` for its annotator if the item still needs them.
 
-    Control items run the same statements as ordinary ones: only the rule differs.
+    Taking a lapsed lease back is new work as much as a lease is: the annotator
+    passes the same gate (quality_gate) or is refused with its reason. Control
+    items run the same statements as ordinary ones and, as their annotator sees
+    it, the same rule (rules.take_back_slot).
     """
     project, item = assignment.project, assignment.item
+    # The standing is read by the annotator's id (the filter takes it): no User row needed.
+    quality_gate(project, assignment.annotator_id, assignment.project_rounds, None)
     control = GoldItem.objects.filter(item_id=item.pk).exists()
     elsewhere = (
         Assignment.objects.filter(
@@ -103,25 +118,21 @@ def _take_back(assignment: Assignment, now, *, draft: bool) -> bool:
         assignment.expires_at = expires
         return True
     if draft and elsewhere:
-        # One open lease per annotator: they have moved on to another item.
-        raise QueueError(
-            _(
-                "Your time on this item ran out and you have been given another item since. "
-                "Go on with that one; the labels here were not kept."
-            )
-        )
-    overlap = project.overlap()
-    rows = [rules.SlotRow(row.slot, row.state in Assignment.HOLDING)
-            for row in sql.item_assignments(item.pk)]  # fmt: skip
-    slot = rules.free_slot(per_item=overlap.ceiling, rows=rows, control=control)
-    wanted = rules.may_hold(
-        overlap,
+        raise _moved_on()
+    rows = [
+        rules.SlotRow(row.slot, row.state in Assignment.HOLDING, row.state == State.SUBMITTED)
+        for row in sql.item_assignments(item.pk)
+    ]
+    slot = rules.take_back_slot(
+        project.overlap(),
+        rows=rows,
+        slot=assignment.slot,
         control=control,
         filled=item.filled_count,
         submitted=item.submitted_count,
         disputed=item.disputed,
     )
-    if slot is None or not wanted:
+    if slot is None:
         return False
     # A submit while another item is open stores straight from here (its state
     # becomes submitted); anything else is an open lease again.
@@ -132,8 +143,9 @@ def _take_back(assignment: Assignment, now, *, draft: bool) -> bool:
                 state=state, slot=slot, expires_at=expires, finished_at=None
             )
     except IntegrityError:
-        # Another request of theirs leased them an item just now (one open lease each).
-        return False
+        # Another request of theirs leased them an item just now (one open lease each):
+        # nobody else took this one over, so say what did happen.
+        raise _moved_on() from None
     # Counted now, as a lease is: the submit that may follow adds only its label set.
     sql.execute(*sql.item_filled_add(item.pk))
     assignment.state, assignment.slot = state, slot

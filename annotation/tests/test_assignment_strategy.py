@@ -16,12 +16,13 @@ from annotation.assignment.strategy import (
     STRATEGIES,
     Candidate,
     Key,
+    Overlap,
     SlotRow,
     Strategy,
     choose,
-    control_due,
     free_slot,
     sort_candidates,
+    take_back_slot,
 )
 
 C = Candidate
@@ -95,6 +96,47 @@ def test_a_control_is_chosen_only_when_due_and_free(due, ordinary, control, expe
 H, F = True, False  # the row still holds its slot (leased or submitted) / it ended
 
 
+TAKE_BACK_CASES = [
+    # (the item's other rows, the lapsed lease's slot, k): the same outcome for both kinds.
+    ([], 0, 3),  # nobody came: kept
+    ([(1, H), (2, H)], 0, 3),  # two others hold it, its own place is free: kept
+    ([(0, H), (1, H), (2, H)], 0, 3),  # somebody took its place over: refused
+    ([(0, H)], 0, 1),  # k = 1, taken over: refused
+    ([(1, F)], 0, 2),  # the other holder left too: kept
+]
+
+
+@pytest.mark.parametrize(("others", "slot", "k"), TAKE_BACK_CASES)
+def test_a_lapsed_lease_is_taken_back_alike_on_a_control_and_an_ordinary_item(others, slot, k):
+    overlap = Overlap(k=k)
+    outcomes = []
+    for control in (False, True):
+        # A control's places are its slots past k, in groups of k (free_slot).
+        shift = k if control else 0
+        rows = [SlotRow(slot + shift, False)] + [SlotRow(s + shift, held) for s, held in others]
+        filled = sum(row.holding for row in rows)
+        if control:
+            # Controls have had many more holders elsewhere: they do not count here.
+            rows += [SlotRow(2 * k + i, True, True) for i in range(k)]
+            filled += 5 * k
+        taken = take_back_slot(overlap, rows=rows, slot=slot + shift, control=control,
+                               filled=filled, submitted=filled, disputed=False)  # fmt: skip
+        outcomes.append(None if taken is None else taken - shift)
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0] is None) == any(s == slot and held for s, held in others)
+
+
+def test_a_later_group_of_a_control_is_judged_by_its_own_holders():
+    overlap = Overlap(k=2)
+    rows = [SlotRow(2, True, True), SlotRow(3, True, True), SlotRow(4, False), SlotRow(5, True)]
+    kept = take_back_slot(overlap, rows=rows, slot=4, control=True, filled=3, submitted=2,
+                          disputed=False)  # fmt: skip
+    assert kept == 4
+    rows[2:] = [SlotRow(4, False), SlotRow(4, True), SlotRow(5, True)]  # taken over
+    assert take_back_slot(overlap, rows=rows, slot=4, control=True, filled=4, submitted=2,
+                          disputed=False) is None  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("per_item", "rows", "control", "expected"),
     [
@@ -108,32 +150,15 @@ H, F = True, False  # the row still holds its slot (leased or submitted) / it en
         (2, [(0, H), (1, H), (2, H)], False, None),  # k lowered below the holders
         (1, [], False, 0),
         (3, [], True, 3),  # controls take slots past k
-        (3, [(0, H), (1, H), (2, H)], True, 6),
-        (3, [(3, F), (4, H)], True, 5),
+        (3, [(3, H), (4, H), (5, H)], True, 6),
+        # A lapsed lease's slot on a control is taken over, as on an ordinary item.
+        (3, [(3, F), (4, H)], True, 3),
+        (3, [(3, H), (4, F), (5, H), (6, H)], True, 4),
     ],
 )
 def test_the_free_slot(per_item, rows, control, expected):
     slot_rows = [SlotRow(slot, holding) for slot, holding in rows]
     assert free_slot(per_item=per_item, rows=slot_rows, control=control) == expected
-
-
-@pytest.mark.parametrize(
-    ("taken", "given", "rate", "draw", "expected"),
-    [
-        (0, 0, 0.0, 0.0, False),  # no controls at rate 0
-        (100, 0, 0.0, 0.0, False),
-        (0, 0, 0.1, 0.05, True),  # the draw decides within the bounds
-        (0, 0, 0.1, 0.5, False),
-        (19, 0, 0.1, 0.99, True),  # two controls behind: due whatever the draw
-        (19, 1, 0.1, 0.99, False),
-        (0, 1, 0.5, 0.0, False),  # a whole control ahead: not due whatever the draw
-        (9, 1, 0.1, 0.0, True),
-        (10, 2, 0.1, 0.0, False),
-        (5, 5, 1.0, 0.999, True),  # every item a control
-    ],
-)
-def test_when_a_control_is_due(taken, given, rate, draw, expected):
-    assert control_due(taken=taken, given=given, rate=rate, draw=draw) is expected
 
 
 def test_the_default_rule_is_registered_under_its_name():

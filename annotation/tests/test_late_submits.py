@@ -19,6 +19,7 @@ from annotation.services import (
     leases_expire,
     project_update,
 )
+from annotation.services.quality import annotator_decide
 from annotation.tests.factories import submit
 from annotation.tests.quality_setup import control_item_ids, qualify, with_rounds
 
@@ -197,3 +198,81 @@ def test_late_submits_racing_new_leases_never_overfill_an_item(project, make_ite
         assert item.submitted_count == sets
         holding = Assignment.objects.filter(item=item, state__in=Assignment.HOLDING).count()
         assert item.filled_count == holding <= 2
+
+
+@pytest.mark.parametrize("swept", [False, True])
+@pytest.mark.parametrize(("action", "code"), [("block", "blocked"), ("disqualify", "eliminated")])
+def test_a_late_submit_passes_the_work_gate_as_a_new_lease_does(
+    project, make_items, members, researcher, swept, action, code
+):
+    with_rounds(project, make_items, researcher, controls=0)
+    (item, _) = make_items(project, 2)
+    (anna,) = members(1)
+    qualify(project, anna)
+    lease = assignment_next(project=project, annotator=anna)
+    _run_out(lease)
+    if swept:
+        leases_expire(project=project)
+    annotator_decide(project=project, annotator=anna, action=action, reason="r", actor=researcher)
+    with pytest.raises(QueueError) as gate:
+        assignment_next(project=project, annotator=anna)
+    for late in (assignment_submit, assignment_submit_next, assignment_draft_save):
+        with pytest.raises(QueueError) as refused:
+            late(assignment_id=lease.pk, annotator=anna, labels=LABELS)
+        assert (refused.value.status, refused.value.code) == (403, code)
+        assert refused.value.message == gate.value.message
+    assert not LabelSet.objects.filter(annotator=anna).exists()
+    assert Item.objects.get(pk=lease.item_id).filled_count == (0 if swept else 1)
+
+
+def test_a_late_control_is_refused_once_someone_took_its_place_as_an_ordinary_item_is(
+    project, make_items, members, researcher
+):
+    project_update(project=project, annotators_per_item=1)
+    # Only control items to give: everyone gets the same one.
+    with_rounds(project, make_items, researcher, controls=1, control_rate=1.0, min_controls=100)
+    anna, bob = members(2)
+    for person in (anna, bob):
+        qualify(project, person)
+    lease = assignment_next(project=project, annotator=anna)
+    assert lease.item_id in control_item_ids(project)
+    _run_out(lease)
+    taken = assignment_next(project=project, annotator=bob)  # sweeps anna's lease
+    assert taken.item_id == lease.item_id and taken.slot == lease.slot
+    with pytest.raises(QueueError) as refused:
+        assignment_submit(assignment_id=lease.pk, annotator=anna, labels=LABELS)
+    assert refused.value.status == 409
+    assert "another annotator has taken it over" in refused.value.message
+    assert not LabelSet.objects.filter(annotator=anna).exists()
+
+
+def test_a_late_submit_that_loses_to_its_own_annotators_next_lease_says_so(
+    project, make_items, members, monkeypatch
+):
+    from annotation.services import queue_sql
+
+    items = make_items(project, 2)
+    anna, bob = members(2)
+    first = assignment_next(project=project, annotator=anna)
+    _run_out(first)
+    # The other item is now the fuller one, so the queue gives it next.
+    submit(project, next(item for item in items if item.pk != first.item_id), bob, LABELS)
+    second = assignment_next(project=project, annotator=anna)  # the first one ends
+    assert second.pk != first.pk
+    _run_out(second)
+    leases_expire(project=project)
+    read = queue_sql.item_assignments
+
+    def racing(item_id):
+        # Another request of anna's leases her an item while this submit looks at slots.
+        Assignment.objects.filter(pk=second.pk).update(
+            state=Assignment.State.LEASED, expires_at=timezone.now() + timedelta(minutes=5)
+        )
+        return read(item_id)
+
+    monkeypatch.setattr(queue_sql, "item_assignments", racing)
+    with pytest.raises(QueueError) as refused:
+        assignment_submit(assignment_id=first.pk, annotator=anna, labels=LABELS)
+    assert refused.value.status == 409
+    assert "you have been given another item since" in refused.value.message
+    assert "another annotator" not in refused.value.message

@@ -36,15 +36,18 @@ def test_control_items_come_at_the_configured_rate(
     monkeypatch.setattr(controls_module, "_rng", random.Random(3))
     project.annotators_per_item = 1
     project.save()
-    with_rounds(project, make_items, researcher, controls=60, control_rate=0.2, min_controls=1000)
+    with_rounds(project, make_items, researcher, controls=90, control_rate=0.2, min_controls=1000)
     make_items(project, 300)
     (anna,) = members(1)
     qualify(project, anna)
-    got = _work(project, anna, 300)
+    got = _work(project, anna, 400)
     controls = control_item_ids(project)
-    given = sum(item in controls for item in got)
-    assert len(got) == 300
-    assert 0.2 * 300 - 3 <= given <= 0.2 * 300 + 3
+    given = [item in controls for item in got]
+    # 300 ordinary items and 75 controls: a fifth of everything the annotator had.
+    assert (len(got), sum(given)) == (375, 75)
+    # Spread over all of them, not bunched at either end.
+    for part in (given[:125], given[125:250], given[250:]):
+        assert 15 <= sum(part) <= 35
 
 
 def test_round_items_are_never_leased_as_work(project, make_items, members, researcher):

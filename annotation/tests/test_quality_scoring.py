@@ -2,7 +2,8 @@
 
 import pytest
 
-from annotation.services.quality.scoring import control_due, score_labels, score_many
+from annotation.assignment.strategy import controls_ahead
+from annotation.services.quality.scoring import score_labels, score_many
 
 KEYS = ["v", "l", "t"]
 
@@ -49,24 +50,5 @@ def test_a_sentence_count_mismatch_is_refused():
         score_labels([[]], [[], []], KEYS)
 
 
-def test_controls_come_at_the_rate_and_never_in_long_runs():
-    import random
-
-    rng = random.Random(7)
-    taken = given = 0
-    streak = longest_gap = 0
-    for _ in range(5000):
-        if control_due(taken=taken, given=given, rate=0.1, draw=rng.random()):
-            given += 1
-            longest_gap = max(longest_gap, streak)
-            streak = 0
-        else:
-            streak += 1
-        taken += 1
-        assert abs(given - taken * 0.1) <= 2
-    assert given / taken == pytest.approx(0.1, abs=0.005)
-    assert longest_gap < 30
-
-
 def test_a_zero_rate_gives_no_controls():
-    assert not control_due(taken=100, given=0, rate=0.0, draw=0.0)
+    assert controls_ahead(taken=100, given=0, rate=0.0, ordinary_left=50, unseen=10) == 0

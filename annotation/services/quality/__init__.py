@@ -7,9 +7,9 @@ from annotation.services.quality.common import (
 )
 from annotation.services.quality.controls import (
     control_candidates,
+    control_draws,
     control_record,
     control_tally,
-    control_wanted,
     work_gate,
 )
 from annotation.services.quality.gold import gold_from_reference, gold_rescore, gold_set
@@ -38,7 +38,7 @@ __all__ = [
     "control_candidates",
     "control_record",
     "control_tally",
-    "control_wanted",
+    "control_draws",
     "gold_from_reference",
     "gold_rescore",
     "gold_set",

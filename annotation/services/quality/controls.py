@@ -14,7 +14,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from annotation.assignment.strategy import control_due
 from annotation.models import (
     LabelSet,
     Project,
@@ -78,20 +77,9 @@ def work_gate(
     )
 
 
-def control_wanted(*, project: Project, qualification: Qualification | None, policy=None) -> bool:
-    """Whether this annotator's next item should be a control (a fresh random draw each time).
-
-    ``policy``: the project's quality policy when the caller has it already.
-    """
-    if qualification is None:
-        return False
-    policy = policy or policy_for(project)
-    return control_due(
-        taken=qualification.items_taken,
-        given=qualification.controls_given,
-        rate=policy.control_rate,
-        draw=_rng.random(),
-    )
+def control_draws() -> random.Random:
+    """The random source the queue draws each item's kind from (rules.choose)."""
+    return _rng
 
 
 def control_candidates(*, project: Project, annotator):

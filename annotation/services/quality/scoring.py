@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The control rate is part of the assignment rule (its home); its tests import it from here.
-from annotation.assignment.strategy import control_due  # noqa: F401
 
 
 @dataclass(frozen=True)
