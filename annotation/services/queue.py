@@ -41,6 +41,7 @@ from annotation.models import (
 from annotation.selectors.overlap import growing_sql, wanting_items, wanting_sql
 from annotation.selectors.quality import control_rate
 from annotation.services import queue_sql as sql
+from annotation.services import queue_sql_store as store_sql
 from annotation.services.quality import QualityError, control_draws, control_tally, work_gate
 from core.errors import ServiceError
 from core.models import User
@@ -192,15 +193,31 @@ def _lease(
         )
         items_recount([current.item_id])
 
-    # Quality control (annotation.services.quality): only qualified, active
-    # annotators get new work, and some of it is control items. Both candidates,
-    # the next ordinary item and a control, are looked up and locked (skipping
-    # rows other requests hold) on every request, and either is leased by the
-    # same code, so the statements run and the time they take do not depend on
-    # which kind the annotator gets. (Locking only the wanted one is not enough:
-    # FOR UPDATE changes the plan's cost.) The unused lock ends with this short
-    # transaction.
+    # Only qualified, active annotators get new work (annotation.services.quality).
     qualification = quality_gate(project, annotator, rounds, standing)
+    choice = _next_choice(project, annotator, qualification, standing)
+    item, is_control = choice.item, choice.control
+    if item is None:
+        if _open_items(project, annotator).exists():
+            # Every open item is locked by someone else's request right now, not
+            # taken: look again (assignment_next retries) rather than tell the
+            # annotator there is nothing left.
+            raise IntegrityError("open items are being leased right now")
+        return None
+    tally = control_tally(qualification=qualification, control=is_control)
+    return _lease_item(project, annotator, item, control=is_control, now=now, tally=tally)
+
+
+def _next_choice(project: Project, annotator: User, qualification, standing: Standing | None):
+    """The next item for ``annotator`` and whether it is a control (rules.choose).
+
+    Some of the work is control items (annotation.services.quality). Both candidates, the
+    next ordinary item and a control, are looked up and locked (skipping rows other requests
+    hold) on every request, and either is leased by the same code, so the statements run and
+    the time they take do not depend on which kind the annotator gets. (Locking only the
+    wanted one is not enough: FOR UPDATE changes the plan's cost.) The unused lock ends with
+    this short transaction.
+    """
     ordinary = sql.first_open_item(
         project.pk, annotator.pk, wanting_sql(project.overlap()), _order_sql(STRATEGY.order)
     )
@@ -228,23 +245,13 @@ def _lease(
             ordinary_left=open_count,
             unseen=unseen,
         )
-    choice = rules.choose(
+    return rules.choose(
         ordinary=ordinary,
         control=control,
         controls_left=controls_left,
         ordinary_left=open_count,
         rng=control_draws(),
     )
-    item, is_control = choice.item, choice.control
-    if item is None:
-        if _open_items(project, annotator).exists():
-            # Every open item is locked by someone else's request right now, not
-            # taken: look again (assignment_next retries) rather than tell the
-            # annotator there is nothing left.
-            raise IntegrityError("open items are being leased right now")
-        return None
-    tally = control_tally(qualification=qualification, control=is_control)
-    return _lease_item(project, annotator, item, control=is_control, now=now, tally=tally)
 
 
 def _open_items(project: Project, annotator: User):
@@ -315,7 +322,7 @@ def _lease_item(
         lease = sql.lease_insert(project.pk, item.pk, annotator.pk, slot, now, expires)
     # Counts holders on control items too, as items_recount does.
     writes = [lease, sql.item_filled_add(item.pk)] + ([tally] if tally else [])
-    pk, _ = sql.write_all(writes)
+    pk, _ = store_sql.write_all(writes)
     if assignment is None:
         assignment = sql.stored(Assignment(pk=pk, project_id=project.pk, item_id=item.pk,
                                            annotator_id=annotator.pk))  # fmt: skip

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from annotation.assignment import strategy as rules
 from annotation.models import Assignment, GoldItem, LabelSet
 from annotation.services import queue_sql as sql
+from annotation.services import queue_sql_store as store_sql
 from annotation.services.overlap import item_dispute_update
 from annotation.services.quality import control_record
 from annotation.services.queue import QueueError, items_recount, quality_gate
@@ -179,13 +180,13 @@ def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys
     active = _active(assignment, active_seconds, now)
     # One statement on PostgreSQL: the label set, the assignment and the item's
     # count written, and the annotator's standing locked and read for control_record.
-    pk, standing_row = sql.write_all(
+    pk, standing_row = store_sql.write_all(
         [
-            sql.label_set_insert(assignment, annotator.pk, cleaned, active, now),
-            sql.assignment_submitted(assignment.pk, active, now),
-            sql.item_submitted_add(assignment.item_id),
+            store_sql.label_set_insert(assignment, annotator.pk, cleaned, active, now),
+            store_sql.assignment_submitted(assignment.pk, active, now),
+            store_sql.item_submitted_add(assignment.item_id),
         ],
-        read=sql.standing_read(assignment.project_id, annotator.pk, assignment.item_id),
+        read=store_sql.standing_read(assignment.project_id, annotator.pk, assignment.item_id),
     )
     label_set = sql.stored(LabelSet(
         pk=pk,
@@ -205,7 +206,7 @@ def _store(assignment: Assignment, annotator: User, labels, active_seconds, keys
         label_set=label_set,
         keys=keys,
         project=assignment.project,
-        standing=sql.standing_from(standing_row),
+        standing=store_sql.standing_from(standing_row),
     )
     report_labels_arrived(project_id=assignment.project_id)
     return label_set, standing

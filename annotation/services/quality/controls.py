@@ -21,7 +21,7 @@ from annotation.models import (
     QualificationRound,
 )
 from annotation.selectors.quality import unseen_controls
-from annotation.services import queue_sql
+from annotation.services import queue_sql_store
 from annotation.services.quality.common import QualityError, policy_for
 from annotation.services.quality.scoring import score_labels
 from core.services.audit import audit_record
@@ -96,13 +96,13 @@ def control_tally(*, qualification: Qualification | None, control: bool):
     """Count a leased item towards the control rate: one UPDATE, whichever kind it was.
 
     Returns that UPDATE as (sql, params), for the lease to write with its own
-    rows in one statement (queue_sql.write_all); None without a standing.
+    rows in one statement (queue_sql_store.write_all); None without a standing.
     """
     if qualification is None:
         return None
     qualification.items_taken += 1
     qualification.controls_given += control
-    return queue_sql.standing_update(qualification, ("items_taken", "controls_given"))
+    return queue_sql_store.standing_update(qualification, ("items_taken", "controls_given"))
 
 
 def control_record(
@@ -116,12 +116,12 @@ def control_record(
     not tell a control apart (bench/bench_controls.py). ``keys`` are the
     project's category keys, which the submit has already read, ``project`` the
     label set's project if the caller has it, ``standing`` what
-    queue_sql.standing_from gave if the caller has locked and read it with its
+    queue_sql_store.standing_from gave if the caller has locked and read it with its
     own writes. Returns the annotator's locked, updated standing (None without
     one), which a submit that leases the next item reuses for the work gate.
     """
     if standing is None:
-        standing = queue_sql.standing_lock(
+        standing = queue_sql_store.standing_lock(
             label_set.project_id, label_set.annotator_id, label_set.item_id
         )
     qualification, policy, gold = standing
@@ -177,7 +177,7 @@ def _pause_if_below(qualification: Qualification, policy, *, actor) -> None:
             },
         )
     qualification.updated_at = timezone.now()
-    queue_sql.standing_save(qualification, fields)
+    queue_sql_store.standing_save(qualification, fields)
 
 
 def qualification_recount(*, qualification_id: int, actor, keys: list[str] | None = None):
