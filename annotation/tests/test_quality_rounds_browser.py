@@ -54,7 +54,7 @@ def _rename_the_locked_round_one(page) -> None:
     )
     expect(page.get_by_label("Rule")).to_be_disabled()
     page.screenshot(path=str(SCREENS / "round-edit-locked.png"), full_page=True)
-    page.get_by_label("Title").fill("Warm-up")
+    page.get_by_role("textbox", name="Title:", exact=True).fill("Warm-up")
     page.get_by_role("button", name="Save round").click()
     expect(page.locator(".message.success")).to_have_text("Round 1 saved.")
     assert _titles(page) == ["Warm-up", "Round three"]
