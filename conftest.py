@@ -62,6 +62,37 @@ def _celery_mode(request):
     app.conf.task_always_eager = previous
 
 
+@pytest.fixture(autouse=True)
+def _live_server_settles(request):
+    """Before the test database is emptied, wait for the live server's requests to end.
+
+    A browser test can end while a request it set off (a key repeat, a draft save) is
+    still running in the live server's thread; PostgreSQL's TRUNCATE then deadlocks with
+    it. Set up after the database fixture, so this runs before the flush and after the
+    test's browser contexts are closed.
+    """
+    if "live_server" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return  # SQLite serialises writers; nothing can deadlock with the flush
+    # Quiet for three looks in a row: a closing page's last draft save (sent with
+    # keepalive on pagehide) can reach the server just after the first look.
+    quiet, deadline = 0, time.monotonic() + 10
+    while quiet < 3 and time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state <> 'idle'"
+            )
+            quiet = quiet + 1 if cursor.fetchone()[0] == 0 else 0
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def password():
     from core.tests.factories import PASSWORD
