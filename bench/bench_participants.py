@@ -406,6 +406,7 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
         "trial": [],
         "submit": [],
         "image": [],
+        "click_to_next": [],  # page mode: the answer's reply and the next chart, if not there
         "errors": [],
         "requests": 0,
         "stored_ok": 0,

@@ -4,10 +4,12 @@ What Chromium does with templates/participate/trial.html and static/js/trial_flo
 (static files are cached after the first page and left out):
 
 - the study link, the consent form (302 to the session page), the instructions, Start
-  (302), and the first trial's page with its chart and the next chart fetched ahead;
-- per answer: one JSON POST whose reply carries the next trial, then the GET of the chart
-  after it (fetched ahead while the participant answers; the next trial's own chart was
-  fetched ahead before, so nothing stands between the click and the next trial);
+  (302), and the first trial's page with its chart;
+- the chart after the shown one, fetched ahead after a random pause of PRELOAD_PAUSE_S
+  while the participant answers (so the next trial's own chart is there when the reply
+  comes, and nothing stands between the click and the next trial); when the answer comes
+  before the pause is over, the fetch is called off and the chart loads as it is shown;
+- per answer: one JSON POST whose reply carries the next trial;
 - after the last answer, the session page (the debrief with the completion code).
 
 ``clock`` decides when each answer is given (think time, or the classroom's tick).
@@ -15,6 +17,7 @@ What Chromium does with templates/participate/trial.html and static/js/trial_flo
 
 from __future__ import annotations
 
+import asyncio
 import html
 import random
 import re
@@ -22,6 +25,10 @@ import time
 from urllib.parse import urlsplit
 
 TEMPLATE = "<template"
+
+# static/js/trial_flow.js waits this long (uniform, seconds) before it fetches the next
+# chart, so a class answering together does not also fetch together.
+PRELOAD_PAUSE_S = (0.5, 2.5)
 
 
 def _attr(page: str, name: str) -> str:
@@ -62,6 +69,30 @@ async def get_image(http, url, stats) -> None:
         stats["errors"].append(f"image {status} {url}")
 
 
+class FetchAhead:
+    """The chart after the current one, fetched as trial_flow.js does: after a random
+    pause (PRELOAD_PAUSE_S), called off if the answer comes first."""
+
+    def __init__(self, http, url: str | None, stats):
+        self.url, self.started = url, False
+        self.task = asyncio.create_task(self._run(http, stats)) if url else None
+
+    async def _run(self, http, stats) -> None:
+        await asyncio.sleep(random.uniform(*PRELOAD_PAUSE_S))
+        self.started = True
+        await get_image(http, self.url, stats)
+
+    async def settle(self) -> str | None:
+        """Before the answer: the URL fetched ahead, or None if it had not started."""
+        if self.task is None:
+            return None
+        if self.started:
+            await self.task
+            return self.url
+        self.task.cancel()
+        return None
+
+
 async def start(http, n: int, slug: str, stats) -> tuple[str, dict] | None:
     """Link, consent, instructions, Start: the session page's path and its first trial."""
     pid = f"page{n:05d}"
@@ -83,7 +114,6 @@ async def start(http, n: int, slug: str, stats) -> tuple[str, dict] | None:
         return None
     trial = first_trial(body.decode())
     await get_image(http, trial["image_url"], stats)
-    await get_image(http, trial["preload_image_url"], stats)
     return session, trial
 
 
@@ -95,9 +125,11 @@ async def participant(http, n: int, slug: str, clock, answer, stats: dict) -> No
     session, trial = started
     answer_url = path_of(trial["answer_url"])
     step = 0
+    ahead = FetchAhead(http, trial["preload_image_url"], stats)
     while True:
         await clock(step)
         step += 1
+        fetched = await ahead.settle()
         body = {
             "position": trial["position"],
             "answer": answer(trial),
@@ -121,7 +153,10 @@ async def participant(http, n: int, slug: str, clock, answer, stats: dict) -> No
         if following is None:
             break
         trial = following
-        await get_image(http, trial["preload_image_url"], stats)
+        if trial["image_url"] != fetched:  # answered before it was fetched ahead
+            await get_image(http, trial["image_url"], stats)
+        stats["click_to_next"].append(time.perf_counter() - t0)
+        ahead = FetchAhead(http, trial["preload_image_url"], stats)
     status, _, page = await http.raw("GET", session)  # the debrief
     if status == 200 and b"BENCH" in page:
         stats["finished"] += 1

@@ -91,10 +91,10 @@ def print_report(
     print(f"answer latency      {latency(stats['submit'])}")
     if stats["image"]:
         print(f"chart GET           {latency(stats['image'])}")
-    if args.mode == "page":
+    if stats.get("click_to_next"):
         print(
-            "click-to-next       = answer latency: the next chart was fetched ahead, so the "
-            "reply is all the page waits for"
+            f"click-to-next       {latency(stats['click_to_next'])} (the reply, and the next "
+            "chart unless it was fetched ahead)"
         )
     start = stats["start"]
     print(f"session start       {latency(start)}")

@@ -1,7 +1,9 @@
 // One request per answer: with JavaScript, the trial form answers through the JSON flow
 // (POST /api/v1/participate/sessions/<token>/responses/), whose reply carries the next
 // trial, and the next trial is drawn into this page without a page load. The next
-// chart is fetched while the participant answers the current one.
+// chart is fetched while the participant answers the current one, after a short random
+// pause: a class answering together would otherwise also fetch its next charts together,
+// and every answer would wait behind them.
 //
 // Every text shown comes from the page (data-*-text attributes, the answer <template>
 // elements the server drew) or from the server's replies: nothing here is in English.
@@ -21,7 +23,11 @@
   const img = figure.querySelector("img");
   const countText = section.dataset.countText;
   let answerType = section.dataset.answerType;
+  // Far shorter than anyone takes to read a chart and answer (bench/participants_page.py
+  // mirrors it); if the answer comes first, the chart loads as it is shown.
+  const PRELOAD_PAUSE_MS = [500, 2500];
   let preloaded = null; // {url, image}: the next chart, fetched ahead
+  let waiting = null; // {url, timer}: the next chart, before its pause is over
 
   preload(section.dataset.preload);
 
@@ -107,10 +113,24 @@
   }
 
   function preload(url) {
+    callOffPreload();
     if (!url || (preloaded && preloaded.url === url)) return;
-    const image = new Image();
-    image.src = url;
-    preloaded = { url, image };
+    const [shortest, longest] = PRELOAD_PAUSE_MS;
+    const pause = shortest + Math.random() * (longest - shortest);
+    const timer = setTimeout(() => {
+      waiting = null;
+      const image = new Image();
+      image.src = url;
+      preloaded = { url, image };
+    }, pause);
+    waiting = { url, timer };
+  }
+
+  // The answer came before the pause was over: the chart is loaded as it is shown.
+  function callOffPreload() {
+    if (!waiting) return;
+    clearTimeout(waiting.timer);
+    waiting = null;
   }
 
   function newKey() {
@@ -127,6 +147,7 @@
     field("key").value = newKey();
     field("client_ms").value = "";
     errorBox.hidden = true;
+    callOffPreload();
     showChart(trial);
     showMeta(trial);
     const widget = drawAnswer(trial);
@@ -162,7 +183,7 @@
       img.removeAttribute("width");
       img.removeAttribute("height");
     }
-    // The fetched-ahead image is in the document's image cache: no second request.
+    // A chart fetched ahead is in the document's image cache: no second request.
     img.src = url;
   }
 

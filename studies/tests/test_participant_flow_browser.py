@@ -1,6 +1,8 @@
 """One request per answer in Chromium: with JavaScript the trial page answers through the
 JSON flow and draws the next trial without a page load; without it, the forms post."""
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -143,3 +145,28 @@ def test_without_javascript_the_pages_take_every_answer_type(browser, live_serve
         assert KEY in values and 35.0 in values and 1.2e6 in values
     finally:
         context.close()
+
+
+def test_the_next_chart_is_fetched_after_a_pause_not_with_the_answer(page, live_server, researcher):
+    """A class answering together does not fetch its next charts together: the page waits
+    0.5-2.5 s after drawing a trial before it fetches the chart after it."""
+    study = make_study(researcher, pairs=3, checks=())
+    charts = []  # (when, url) of every chart the page asks for
+    page.on("request", lambda r: "/media/" in r.url and charts.append((time.monotonic(), r.url)))
+    session = start(page, live_server, study, "flow-pause")
+    ready(page)
+    page.wait_for_timeout(2700)  # the first page's pause is over: the second chart is here
+    first = current(session)
+    answer(page, first)
+    shown = time.monotonic()
+    asked = len(charts)
+    page.wait_for_timeout(300)
+    assert [url for when, url in charts if when >= shown] == []  # nothing with the reply
+    page.wait_for_timeout(2500)
+    fetched = [url for when, url in charts[asked:]]
+    assert len(fetched) == 1  # the third trial's chart, once
+    # Shown from what was fetched ahead: no request when the third trial is drawn.
+    second = current(session)
+    answer(page, second)
+    page.wait_for_timeout(200)
+    assert [url for _, url in charts].count(fetched[0]) == 1
