@@ -7,6 +7,9 @@ reason on the same page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -21,3 +24,13 @@ def confirm_delete_page(request: HttpRequest, context: dict) -> HttpResponse:
     """
     refused = request.method == "POST" and bool(context.get("problem"))
     return render(request, TEMPLATE, context, status=409 if refused else 200)
+
+
+def refusal_of(delete: Callable[[], object]) -> str:
+    """Run ``delete``: "" when it went through, else why the service refused it (the
+    ValidationError's messages), which the page then shows as its ``problem``."""
+    try:
+        delete()
+    except ValidationError as exc:
+        return " ".join(exc.messages)
+    return ""

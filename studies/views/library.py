@@ -11,7 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.confirm import confirm_delete_page
+from core.confirm import confirm_delete_page, refusal_of
 from core.decorators import researcher_required
 from studies.answer_types import question_key
 from studies.answers import AnswerFormatError, KeyFormatError
@@ -97,11 +97,8 @@ def chartset_remove(request, slug):
     """GET: what deleting the set takes with it (or why it cannot be); POST: delete it."""
     chart_set = chartset_get(user=request.user, slug=slug)
     if request.method == "POST":
-        try:
-            chartset_delete(chart_set=chart_set, user=request.user)
-        except ValidationError as exc:
-            problem = " ".join(exc.messages)
-        else:
+        problem = refusal_of(lambda: chartset_delete(chart_set=chart_set, user=request.user))
+        if not problem:
             messages.success(request, f"Chart set “{chart_set.title}” deleted.")
             return redirect("studies:library")
     else:
@@ -191,11 +188,8 @@ def pair_remove(request, slug, code):
     chart_set = chartset_get(user=request.user, slug=slug)
     question = question_get(chart_set=chart_set, code=code)
     if request.method == "POST":
-        try:
-            pair_delete(question=question, user=request.user)
-        except ValidationError as exc:
-            problem = " ".join(exc.messages)
-        else:
+        problem = refusal_of(lambda: pair_delete(question=question, user=request.user))
+        if not problem:
             messages.success(request, f"Pair {code} deleted.")
             return redirect("studies:chartset-detail", slug=slug)
     else:

@@ -11,7 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from core.confirm import confirm_delete_page
+from core.confirm import confirm_delete_page, refusal_of
 from core.decorators import refusal_flashed, researcher_required
 from studies.answer_types import get_type
 from studies.forms import StudyCreateForm
@@ -353,11 +353,8 @@ def study_check_delete(request, slug: str, pk: int):
     study = _study(request, slug)
     check = get_object_or_404(AttentionCheck, study=study, pk=pk)
     if request.method == "POST":
-        try:
-            setup.attention_check_delete(check=check, actor=request.user)
-        except ValidationError as exc:
-            problem = _error_text(exc)
-        else:
+        problem = refusal_of(lambda: setup.attention_check_delete(check=check, actor=request.user))
+        if not problem:
             messages.success(request, "Attention check deleted.")
             return redirect("studies:checks", slug=study.slug)
     else:
