@@ -1,4 +1,4 @@
-"""Load benchmark of the annotation work queue on gunicorn + PostgreSQL.
+"""Load benchmark of the annotation work queue on the web server + PostgreSQL.
 
 N annotators (separate processes, each with a keep-alive HTTP connection and an API token)
 label items in a closed loop until every item of a project has k label sets (or until
@@ -6,12 +6,13 @@ label items in a closed loop until every item of a project has k label sets (or 
 submit carries `next: true` and its response holds the next lease (`--flow two` times the
 older pair of requests, next then submit). Prints items/s, latency percentiles of getting
 the next item (at the client, and inside the server from the Server-Timing header and
-gunicorn's access log), server CPU per item (gunicorn and the PostgreSQL backends), and
+the server's access log), server CPU per item (web server and PostgreSQL backends), and
 checks that what is stored is exactly what was submitted: no lost, duplicated or
 over-collected label sets.
 
 It needs PostgreSQL: set DATABASE_URL. The benchmark creates (and afterwards drops) its
-own database, `<your database>_bench_queue`, on that server, and starts gunicorn itself.
+own database, `<your database>_bench_queue`, on that server, and starts the web server
+(Granian as the Procfile runs it, or `--server gunicorn`) itself.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom python bench/bench_annotation_queue.py
     # with think time (5-15 s per item, a minute): figures for next-item latency under real use
@@ -36,9 +37,12 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+# A sibling module: bench/ is on the path when this runs as a script or is imported by one.
+from participants_server import start_server as web_server_start
+
 ROOT = Path(__file__).resolve().parent.parent
 DB_SUFFIX = "_bench_queue"
-ACCESS_LOG = ROOT / "var" / "bench-gunicorn-access.log"
+SERVER_LOG = ROOT / "var" / "bench-annotation-server.log"  # its output and access log
 
 
 def parse_args():
@@ -46,12 +50,15 @@ def parse_args():
     parser.add_argument("--items", type=int, default=2000, help="items in the project (2000)")
     parser.add_argument("--k", type=int, default=3, help="annotators per item (3)")
     parser.add_argument("--annotators", type=int, default=50, help="concurrent annotators (50)")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (4)")
     parser.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="threads per gunicorn gthread worker, as the Procfile (1)",
+        "--server",
+        choices=("granian", "gunicorn"),
+        default="granian",
+        help="the web server: granian as the Procfile runs it, or gunicorn (granian)",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="web server processes (2)")
+    parser.add_argument(
+        "--threads", type=int, default=2, help="threads per process, as the Procfile (2)"
     )
     parser.add_argument(
         "--think",
@@ -140,7 +147,7 @@ def seed(args) -> tuple[str, list[str]]:
 
 
 def server_env(bench_url: str) -> dict:
-    """The environment of a production-like gunicorn on the bench database; this process uses
+    """The environment of a production-like web server on the bench database; this process uses
     the same database and settings for seeding and checking."""
     env = dict(os.environ)
     env.update(
@@ -163,31 +170,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_gunicorn(args, env, port) -> subprocess.Popen:
-    ACCESS_LOG.unlink(missing_ok=True)  # gunicorn appends; each run reads only its own requests
-    log = open(ROOT / "var" / "bench-gunicorn.log", "w")  # noqa: SIM115 - closed with the process
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", str(args.workers), "--threads", str(args.threads),
-         "--worker-class", "gthread",
-         "--keep-alive", "30", "--timeout", "60", "--backlog", "2048",
-         "--access-logfile", str(ACCESS_LOG), "--access-logformat", "%(m)s %(U)s %(s)s %(D)s"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+def start_server(args, env, port) -> subprocess.Popen:
+    """The web server (``--server``) on the bench database, with an access log."""
+    return web_server_start(
+        port, args.workers, args.threads, server=getattr(args, "server", "granian"), env=env,
+        log_path=SERVER_LOG, access_log=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited early; see {log.name}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return process
-        except OSError:
-            pass
-        time.sleep(0.3)
-    process.terminate()
-    raise SystemExit(f"gunicorn did not answer /healthz within 60 s; see {log.name}")
 
 
 def annotate(job) -> dict:
@@ -327,14 +315,14 @@ def backend_pids(bench_url: str, name: str) -> list[int]:
 
 
 def server_times() -> dict[str, list[float]]:
-    """Per-request time spent inside gunicorn workers, from the access log."""
+    """Per-request time spent inside the web server, from its access log (milliseconds)."""
     times: dict[str, list[float]] = {"next item": [], "submit": []}
-    for line in ACCESS_LOG.read_text().splitlines():
+    for line in SERVER_LOG.read_text().splitlines():
         parts = line.split()
         if len(parts) != 4 or parts[0] != "POST":
             continue
         label = "next item" if parts[1].endswith("/next/") else "submit"
-        times[label].append(int(parts[3]) / 1000)
+        times[label].append(float(parts[3]))
     return times
 
 
@@ -406,11 +394,11 @@ def report(args, results, elapsed, cpu) -> tuple[list[str], int]:
         lines.append(line("submit, client", submit_ms))
     for label, values in server_times().items():
         if values:
-            lines.append(line(f"{label}, inside gunicorn", values))
-    gunicorn, postgres = cpu
+            lines.append(line(f"{label}, inside the web server", values))
+    web, postgres = cpu
     lines.append(
-        f"Server CPU per item: gunicorn {gunicorn / max(stored, 1) * 1000:.1f} ms + PostgreSQL "
-        f"{postgres / max(stored, 1) * 1000:.1f} ms ({gunicorn:.1f} s + {postgres:.1f} s "
+        f"Server CPU per item: web server {web / max(stored, 1) * 1000:.1f} ms + PostgreSQL "
+        f"{postgres / max(stored, 1) * 1000:.1f} ms ({web:.1f} s + {postgres:.1f} s "
         f"over {elapsed:.0f} s x {os.cpu_count()} CPUs)"
     )
     return lines, stored
@@ -433,7 +421,7 @@ def main() -> int:
         f"Annotation queue benchmark: {args.items} items x k={args.k}, {args.annotators} "
         f"annotators in a closed loop, think {low:g}-{high:g} s, flow: "
         f"{'submit returns the next item' if args.flow == 'one' else 'next, then submit'}, "
-        f"gunicorn {args.workers} workers x {args.threads} threads, database {name}"
+        f"{args.server} {args.workers} workers x {args.threads} threads, database {name}"
     )
     recreate_database(admin_url, name)
     env = server_env(bench_url)
@@ -444,7 +432,7 @@ def main() -> int:
         slug, keys = seed(args)
         print(f"Seeded in {time.monotonic() - started:.1f} s")
         port = free_port()
-        server = start_gunicorn(args, env, port)
+        server = start_server(args, env, port)
         deadline = time.time() + args.duration if args.duration else 0.0
         jobs = [(port, slug, key, args.think, args.flow, deadline, n) for n, key in enumerate(keys)]
         context = multiprocessing.get_context("fork")

@@ -3,12 +3,12 @@
 A qualified annotator must not be able to tell a control item from an ordinary one,
 not even by how long the server takes. This benchmark leases and submits items one
 request at a time (no concurrent load, so nothing but the server's own work varies)
-on gunicorn + PostgreSQL, with controls mixed in at --rate, then sorts the timings by
+on the web server + PostgreSQL, with controls mixed in at --rate, then sorts the timings by
 kind and compares them: medians, quartiles, the difference of medians with a bootstrap
 95% interval, and a Mann-Whitney U test.
 
 It needs PostgreSQL: set DATABASE_URL. The benchmark creates (and afterwards drops) its
-own database, `<your database>_bench_controls`, on that server, and starts gunicorn.
+own database, `<your database>_bench_controls`, on that server, and starts the web server (Granian, as the Procfile runs it).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom python bench/bench_controls.py
     python bench/bench_controls.py --annotators 4 --items-each 50   # a quicker run
@@ -33,7 +33,7 @@ from bench_annotation_queue import (  # noqa: E402 - sibling benchmark's server 
     free_port,
     recreate_database,
     server_env,
-    start_gunicorn,
+    start_server,
 )
 
 KEYS = ["value_error", "label_error", "trend_error", "ooc_error", "nonsense_error"]
@@ -47,7 +47,7 @@ def parse_args():
     parser.add_argument("--rate", type=float, default=0.25, help="control rate (0.25)")
     parser.add_argument("--keep-db", action="store_true", help="do not drop the bench database")
     args = parser.parse_args()
-    args.workers, args.threads = 1, 1  # one request at a time: start_gunicorn reads these
+    args.workers, args.threads = 1, 1  # one request at a time: start_server reads these
     return args
 
 
@@ -207,7 +207,7 @@ def main() -> int:
     try:
         slug, keys, controls = seed(args)
         port = free_port()
-        server = start_gunicorn(args, env, port)
+        server = start_server(args, env, port)
         rows = run(port, slug, keys, args.items_each)
         kinds(rows, controls)
         report(rows)

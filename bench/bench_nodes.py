@@ -38,7 +38,7 @@ from bench.bench_participants import (  # noqa: E402 - needs ROOT on the path wh
     warm_up,
 )
 from bench.participants_report import pct  # noqa: E402
-from bench.participants_server import free_port, process_group_cpu, start_gunicorn, stop  # noqa: E402
+from bench.participants_server import free_port, process_group_cpu, start_server, stop  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -110,7 +110,7 @@ def start_nodes(count, args, folder: Path):
     for i in range(count):
         os.environ["CHARTROOM_VAR_DIR"] = str(folder / f"node-{i}")
         port = free_port()
-        servers.append((start_gunicorn(port, args.workers, args.threads), port))
+        servers.append((start_server(port, args.workers, args.threads), port))
     return servers
 
 

@@ -1,6 +1,7 @@
 """Load benchmark: many simulated participants take a study at once, over HTTP.
 
-Starts gunicorn on 127.0.0.1 against the PostgreSQL database in DATABASE_URL,
+Starts the web server (Granian as the Procfile runs it, or ``--server gunicorn``) on
+127.0.0.1 against the PostgreSQL database in DATABASE_URL,
 creates a live study (generated chart pairs + two attention checks), then lets
 N simulated participants each start a session through the JSON flow, answer
 every trial (after a think time) and finish. As a custom front end would, each
@@ -13,7 +14,8 @@ percentiles and the number of answers stored vs submitted, which must be equal.
 
 ``--mode page`` drives the shipped trial page with JavaScript on instead, request for
 request (bench/participants_page.py: link, consent, instructions, the first trial's page
-and charts, then per answer the JSON POST and the chart fetched ahead). ``--lockstep-s 10``
+and chart, then per answer the JSON POST, and the next chart fetched ahead after the
+page's pause, ``--fetch-ahead-pause``). ``--lockstep-s 10``
 is a classroom: everyone answers together every 10 s. ``--think-ms 10000`` is a think
 time uniform in 5-15 s. Each run prints answers/s (over the whole run, and over the middle
 80% of the answers: the steady state without the arrivals and the last sessions' tail),
@@ -49,7 +51,7 @@ from bench.participants_server import (  # noqa: E402 - needs ROOT on the path w
     postgres_backend_cpu,
     postgres_cpu_since,
     process_group_cpu,
-    start_gunicorn,
+    start_server,
     stop,
 )
 
@@ -58,18 +60,12 @@ def parse_args(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--participants", type=int, default=200, help="simulated participants (default 200)"
-    )
-    parser.add_argument(
-        "--pairs", type=int, default=28, help="chart pairs in the study (default 28)"
-    )
-    parser.add_argument(
-        "--workers", type=int, default=4, help="gunicorn worker processes (default 4)"
-    )
-    parser.add_argument(
-        "--threads", type=int, default=2, help="threads per gunicorn worker (default 2)"
-    )
+    parser.add_argument("--participants", type=int, default=200, help="participants (200)")
+    parser.add_argument("--pairs", type=int, default=28, help="chart pairs in the study (28)")
+    parser.add_argument("--server", choices=("granian", "gunicorn"), default="granian",
+                        help="granian as the Procfile runs it, or gunicorn (granian)")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=2, help="web server processes (default 2)")
+    parser.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
     parser.add_argument(
         "--think-ms",
         type=float,
@@ -103,16 +99,24 @@ def parse_args(argv=None):
         "--worker-class",
         choices=("gthread", "sync"),
         default="gthread",
-        help="gunicorn's worker class (default gthread, the Procfile's: keep-alive connections; "
-        "sync: one connection at a time, closed after each response)",
+        help="gunicorn's worker class (default gthread: keep-alive connections; sync: one "
+        "connection at a time, closed after each response)",
     )
     parser.add_argument(
         "--fast-commit",
         action="store_true",
         help="turn on the study's fast answer commit (synchronous_commit off for answers)",
     )
+    parser.add_argument(
+        "--fetch-ahead-pause",
+        type=participants_page.seconds_range,
+        default=participants_page.PRELOAD_PAUSE_S,
+        help="page mode: seconds the page waits before it fetches the next chart, a range "
+        "such as 0.5-2.5 as static/js/trial_flow.js does (0 = at once, as it did before)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
     args = parser.parse_args(argv)
+    participants_page.fetch_ahead_pause = args.fetch_ahead_pause
     if args.ramp_s is None:
         args.ramp_s = 1.0 if not (args.think_ms or args.lockstep_s) else 5.0
     return args
@@ -447,7 +451,7 @@ def main(argv=None) -> int:
     if args.mode == "page":
         collect_static()
     port = free_port()
-    server = start_gunicorn(port, args.workers, args.threads, args.worker_class)
+    server = start_server(port, args.workers, args.threads, args.worker_class, args.server)
     load_before = os.getloadavg()[0]
     try:
         client_before = time.process_time()

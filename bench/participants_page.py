@@ -29,6 +29,15 @@ TEMPLATE = "<template"
 # static/js/trial_flow.js waits this long (uniform, seconds) before it fetches the next
 # chart, so a class answering together does not also fetch together.
 PRELOAD_PAUSE_S = (0.5, 2.5)
+fetch_ahead_pause = (
+    PRELOAD_PAUSE_S  # what this run uses (bench_participants.py --fetch-ahead-pause)
+)
+
+
+def seconds_range(text: str) -> tuple[float, float]:
+    """ "0.5-2.5" as (0.5, 2.5); "0" as (0.0, 0.0)."""
+    low, _, high = text.partition("-")
+    return float(low), float(high or low)
 
 
 def _attr(page: str, name: str) -> str:
@@ -71,14 +80,14 @@ async def get_image(http, url, stats) -> None:
 
 class FetchAhead:
     """The chart after the current one, fetched as trial_flow.js does: after a random
-    pause (PRELOAD_PAUSE_S), called off if the answer comes first."""
+    pause (``fetch_ahead_pause``), called off if the answer comes first."""
 
     def __init__(self, http, url: str | None, stats):
         self.url, self.started = url, False
         self.task = asyncio.create_task(self._run(http, stats)) if url else None
 
     async def _run(self, http, stats) -> None:
-        await asyncio.sleep(random.uniform(*PRELOAD_PAUSE_S))
+        await asyncio.sleep(random.uniform(*fetch_ahead_pause))
         self.started = True
         await get_image(http, self.url, stats)
 

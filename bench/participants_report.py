@@ -27,9 +27,11 @@ def pacing(args) -> str:
 
 
 def workers_of(args) -> str:
+    if getattr(args, "server", "gunicorn") == "granian":
+        return f"granian {args.workers} workers x {args.threads} blocking threads"
     if getattr(args, "worker_class", "gthread") == "sync":
-        return "sync workers"
-    return f"gthread workers x {args.threads} threads"
+        return f"gunicorn {args.workers} sync workers"
+    return f"gunicorn {args.workers} gthread workers x {args.threads} threads"
 
 
 def middle(stats: dict) -> str:
@@ -69,7 +71,7 @@ def print_report(
     trials = 2 * args.pairs + 2
     flow = {
         "json": "JSON flow (a custom front end: one request per answer)",
-        "page": "the shipped trial page with JavaScript (answer POST + chart fetched ahead)",
+        "page": "the shipped trial page with JavaScript (answer POST; next chart fetched ahead)",
     }[args.mode]
     print(
         f"participants        {args.participants} x {trials} trials ({args.pairs} pairs + 2 checks)"
@@ -78,10 +80,7 @@ def print_report(
     if getattr(args, "fast_commit", False):
         print("commit              fast answer commit (synchronous_commit off for answers)")
     print(f"pacing              {pacing(args)}; arrivals over {args.ramp_s:g} s")
-    print(
-        f"server              gunicorn {args.workers} {workers_of(args)}, "
-        f"PostgreSQL at {host}; {os.cpu_count()} CPUs"
-    )
+    print(f"server              {workers_of(args)}, PostgreSQL at {host}; {os.cpu_count()} CPUs")
     print(f"wall time           {wall:.1f} s")
     print(
         f"throughput          {submitted / wall:.1f} answers/s, {requests / wall:.0f} requests/s "
@@ -104,7 +103,7 @@ def print_report(
     )
     print(
         f"server CPU          {server_cpu:.1f} s: {server_cpu / max(submitted, 1) * 1000:.2f} ms "
-        f"per answer (gunicorn only; this client {client_cpu:.1f} s, over {wall:.0f} s x "
+        f"per answer (the web server only; this client {client_cpu:.1f} s, over {wall:.0f} s x "
         f"{os.cpu_count()} CPUs)"
     )
     if postgres_cpu is not None:

@@ -1,4 +1,4 @@
-"""The gunicorn server the participant benchmark drives: start, measure its CPU, stop."""
+"""The web server the participant benchmark drives: start, measure its CPU, stop."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LOG_PATH = ROOT / "var" / "bench-participants-gunicorn.log"
+LOG_PATH = ROOT / "var" / "bench-participants-server.log"
 
 
 def free_port() -> int:
@@ -42,28 +42,50 @@ def collect_static() -> None:
     )  # fmt: skip
 
 
-def start_gunicorn(
-    port: int, workers: int, threads: int, worker_class: str = "gthread"
-) -> subprocess.Popen:
-    env = server_env()
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    command = [
-        str(gunicorn) if gunicorn.exists() else "gunicorn", "config.wsgi:application",
-        "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
-        "--backlog", "2048", "--log-level", "warning",
-    ]  # fmt: skip
-    if worker_class == "gthread":  # sync workers have one thread and close each connection
-        command += ["--threads", str(threads), "--keep-alive", "30"]
+# Each request's method, path, status and milliseconds, one per line (access_log=True).
+ACCESS_FORMAT = {
+    "granian": "%(method)s %(path)s %(status)d %(dt_ms).3f",
+    "gunicorn": "%(m)s %(U)s %(s)s %(M)s",
+}
+
+
+def start_server(
+    port: int, workers: int, threads: int, worker_class: str = "gthread", server: str = "granian",
+    *, env: dict | None = None, log_path: Path = LOG_PATH, access_log: bool = False,
+) -> subprocess.Popen:  # fmt: skip
+    """The web server on ``port``: Granian as the Procfile runs it (``workers`` processes of
+    ``threads`` blocking threads), or gunicorn (``worker_class`` workers). Its output goes to
+    ``log_path``, with an access line per request (ACCESS_FORMAT) if ``access_log``."""
+    if server == "granian":
+        command = [
+            str(Path(sys.executable).with_name("granian")), "--interface", "wsgi",
+            "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
+            "--blocking-threads", str(threads), "--backlog", "2048", "--log-level", "warning",
+            "config.wsgi:application",
+        ]  # fmt: skip
+        if access_log:
+            command += ["--access-log", "--access-log-fmt", ACCESS_FORMAT[server]]
+    else:
+        command = [
+            sys.executable, "-m", "gunicorn", "config.wsgi:application",
+            "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--worker-class", worker_class,
+            "--backlog", "2048", "--log-level", "warning", "--timeout", "60",
+        ]  # fmt: skip
+        if worker_class == "gthread":  # sync workers have one thread and close each connection
+            command += ["--threads", str(threads), "--keep-alive", "30"]
+        if access_log:
+            command += ["--access-logfile", "-", "--access-logformat", ACCESS_FORMAT[server]]
     # Request logs (the warm-up's deliberate 404s, 4xx warnings) go to a file, not the report.
-    LOG_PATH.parent.mkdir(exist_ok=True)
-    with open(LOG_PATH, "w") as log:
+    log_path.parent.mkdir(exist_ok=True)
+    with open(log_path, "w") as log:
         proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT
-        )
-    deadline = time.monotonic() + 30
+            command, cwd=ROOT, env=env or server_env(), start_new_session=True, stdout=log,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {proc.returncode}")
+            raise SystemExit(f"{server} exited with {proc.returncode}; see {log_path}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
                 s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
@@ -73,7 +95,7 @@ def start_gunicorn(
             pass
         time.sleep(0.2)
     stop(proc)
-    raise SystemExit("gunicorn did not answer /healthz within 30 s")
+    raise SystemExit(f"{server} did not answer /healthz within 60 s; see {log_path}")
 
 
 def _stat(pid: int | str) -> list[str] | None:

@@ -145,16 +145,18 @@ def pgbouncer_start(folder: Path, *, pool_size: int = 2) -> tuple[subprocess.Pop
 
 
 def web_node_start(env: dict, var_dir: Path) -> tuple[subprocess.Popen, str]:
-    """A gunicorn web node with its own CHARTROOM_VAR_DIR; returns it and its base URL.
+    """A web node (Granian, as the Procfile runs it) with its own CHARTROOM_VAR_DIR; returns
+    it and its base URL.
 
     Does not wait: start every node, then ``web_node_wait`` for each (they load in parallel).
     """
     port = free_port()
     var_dir.mkdir(parents=True, exist_ok=True)
-    log = var_dir / "gunicorn.log"
+    log = var_dir / "web.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}",
-         "--workers", "1", "--threads", "4", "--timeout", "60", "--graceful-timeout", "2"],
+        [str(Path(sys.executable).with_name("granian")), "--interface", "wsgi",
+         "config.wsgi:application", "--host", "127.0.0.1", "--port", str(port),
+         "--workers", "1", "--blocking-threads", "4", "--workers-kill-timeout", "2"],
         cwd=ROOT, env={**env, "CHARTROOM_VAR_DIR": str(var_dir)},
         stdout=log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -162,4 +164,4 @@ def web_node_start(env: dict, var_dir: Path) -> tuple[subprocess.Popen, str]:
 
 
 def web_node_wait(proc: subprocess.Popen, url: str, var_dir: Path) -> None:
-    wait_for(f"{url}/healthz", proc, "web node", var_dir / "gunicorn.log")
+    wait_for(f"{url}/healthz", proc, "web node", var_dir / "web.log")

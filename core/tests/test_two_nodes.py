@@ -36,7 +36,7 @@ SECRET = "two-node-test-" + "k" * 50
 
 @pytest.fixture
 def cluster(tmp_path, django_db_setup):
-    """Start moto, PgBouncer, a worker and two gunicorn nodes; yield the nodes' base URLs."""
+    """Start moto, PgBouncer, a worker and two web nodes; yield the nodes' base URLs."""
     started, worker = [], None
     try:
         moto, endpoint = nodes.moto_start(tmp_path / "moto.log")
