@@ -25,7 +25,6 @@ from studies.selectors import languages
 from studies.selectors.readiness import study_blockers
 
 Status = ParticipantSession.Status
-FINAL = (Status.COMPLETED, Status.TIMED_OUT, Status.WITHDRAWN, Status.ABANDONED)
 
 
 # ------------------------------------------------------------------ researcher lookups
