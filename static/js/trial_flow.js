@@ -112,6 +112,7 @@
     form.allowResend();
   }
 
+  // Also calls off a fetch still waiting (show() runs this synchronously, before any timer).
   function preload(url) {
     callOffPreload();
     if (!url || (preloaded && preloaded.url === url)) return;
@@ -147,7 +148,6 @@
     field("key").value = newKey();
     field("client_ms").value = "";
     errorBox.hidden = true;
-    callOffPreload();
     showChart(trial);
     showMeta(trial);
     const widget = drawAnswer(trial);
