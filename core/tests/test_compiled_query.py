@@ -76,3 +76,20 @@ def test_samples_must_be_distinct_plain_values_used_by_the_query():
     )
     with pytest.raises(ValueError, match="every sample"):
         unused(token="x", first=0, second=1)
+
+
+def test_rows_joining_one_related_row_share_its_object(sessions):
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    session = sessions[0]
+    first, second = compiled(token=session.token, first=0, second=1)
+    # One session and one study for both trials: a change made through one is seen
+    # through the other, and the second row builds neither again.
+    assert first.session is second.session
+    assert first.session.study is second.session.study
+    first.session.current_position = 1
+    assert second.session.current_position == 1
+    # Different related rows stay different objects; a missing one stays None.
+    assert first.chart_id != second.chart_id and first.chart is not second.chart
+    assert first.attention_check is None and second.attention_check is None
+    other = compiled(token=sessions[1].token, first=0, second=1)[0]
+    assert other.session is not first.session

@@ -36,6 +36,7 @@ from studies.selectors.study import (
     study_unavailable_reason,
     trial_current_by_token,
     trial_display,
+    trial_image,
 )
 from studies.selectors.timing import session_clock, study_expected_minutes, time_statement
 from studies.services import sessions as svc
@@ -56,8 +57,8 @@ class BodyTooLarge(exceptions.APIException):
 # ------------------------------------------------------------------ views
 
 
-def _image_url(request, session, trial) -> str | None:
-    image = trial_display(trial, session).image if trial is not None else None
+def _image_url(request, trial) -> str | None:
+    image = trial_image(trial)
     return request.build_absolute_uri(image.url) if image else None
 
 
@@ -73,7 +74,7 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "prompt": shown.prompt,
         "options": shown.options,
         "items": [{"index": i, "text": text} for i, text in shown.items],
-        "image_url": request.build_absolute_uri(shown.image.url) if shown.image else None,
+        "image_url": _image_url(request, trial),
         "width": shown.width,
         "height": shown.height,
         "alt": shown.alt,
@@ -81,7 +82,7 @@ def trial_payload(request, session, trial, *, following=None) -> dict:
         "time_left": clock.text if clock else "",
         "seconds_left": clock.seconds_left if clock else None,
         # The chart of the trial after this one, for the client to fetch ahead.
-        "preload_image_url": _image_url(request, session, following),
+        "preload_image_url": _image_url(request, following),
     }
 
 

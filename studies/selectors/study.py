@@ -319,6 +319,17 @@ class TrialDisplay:
     alt: str
 
 
+def trial_image(trial: Trial | None):
+    """The chart a trial shows (its attention check's, for a check), or None.
+
+    Cheaper than :func:`trial_display` when only the chart is wanted (the next trial's,
+    fetched ahead): it reads no texts."""
+    if trial is None:
+        return None
+    shown = trial.attention_check if trial.is_attention else trial.chart
+    return shown.image or None
+
+
 def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
     """The trial of ``session`` as shown, its texts in the session's language."""
     answer_type, _options, _key, _tolerance = trial_spec(trial)
@@ -327,12 +338,12 @@ def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
     if trial.is_attention:
         check = trial.attention_check
         shown = languages.check_texts(study, check, language)
-        image, width, height = check.image, check.width, check.height
+        width, height = check.width, check.height
         alt = check.alt_text or _("Chart for this question")
     else:
         question, chart = trial.question, trial.chart
         shown = languages.question_texts(study, question, language)
-        image, width, height = chart.image, chart.width, chart.height
+        width, height = chart.width, chart.height
         alt = chart.alt_text or _("Chart for this question")
     items = []
     if answer_types.get_type(answer_type).orders_items:
@@ -343,7 +354,7 @@ def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
         prompt=answers.normalize_line_breaks(shown.prompt).strip(),
         options=shown.options,
         items=items,
-        image=image or None,
+        image=trial_image(trial),
         width=width,
         height=height,
         alt=alt,

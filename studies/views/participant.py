@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from studies.answer_types import FormAnswerError, all_types, get_type
 from studies.models import ParticipantSession, Study
 from studies.selectors.languages import session_language, token_language
-from studies.selectors.study import trial_current_by_token, trial_display
+from studies.selectors.study import trial_current_by_token, trial_display, trial_image
 from studies.selectors.timing import session_clock, time_left_texts
 from studies.services import sessions as svc
 from studies.views.participant_base import (
@@ -182,12 +182,12 @@ def session_page(request, token: str):
     context = _trial_context(
         session, trial, error=refused.get("error", ""), previous=refused.get("previous")
     )
-    context["preload"] = _image_url(session, following)
+    context["preload"] = _image_url(following)
     return render(request, "participate/trial.html", context)
 
 
-def _image_url(session, trial) -> str:
-    image = trial_display(trial, session).image if trial is not None else None
+def _image_url(trial) -> str:
+    image = trial_image(trial)
     return image.url if image else ""
 
 
