@@ -1,0 +1,71 @@
+"""The load benches under bench/ run as the README says, on a fresh PostgreSQL database.
+
+They are what the capacity figures in the README come from, and nothing else runs them:
+a bench that no longer starts (a changed page, a server option, a response it cannot
+read) would only be found by the next person measuring. Each runs here at a tiny size
+(a few participants or annotators, seconds) and must end with its own check that what
+was stored is exactly what was submitted.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+pytestmark = pytest.mark.postgres
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def bench_database():
+    """The URL of a new, empty database on the suite's PostgreSQL server, dropped after."""
+    server = urlsplit(os.environ["DATABASE_URL"])
+    name = f"chartroom_bench_check_{uuid.uuid4().hex[:12]}"
+    admin = urlunsplit(server._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield urlunsplit(server._replace(path=f"/{name}"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def run_bench(script: str, database_url: str, *args: str) -> str:
+    # The embedded job runner, not the suite's broker: the bench's jobs are its own.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CHARTROOM_", "CELERY_"))}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env["DATABASE_URL"] = database_url
+    done = subprocess.run(
+        [sys.executable, f"bench/{script}", *args], cwd=ROOT, env=env, capture_output=True,
+        text=True, timeout=240,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    return output
+
+
+def test_the_participant_bench_drives_the_trial_page_and_counts_every_answer(bench_database):
+    output = run_bench(
+        "bench_participants.py", bench_database,
+        "--mode", "page", "--participants", "3", "--pairs", "2", "--think-ms", "0",
+    )  # fmt: skip
+    assert "answers             submitted 18, stored 18, duplicates 0" in output
+    assert "result              OK: stored == submitted" in output
+    assert "answer latency      p50" in output and "server CPU" in output
+
+
+def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_database):
+    output = run_bench(
+        "bench_annotation_queue.py", bench_database,
+        "--items", "12", "--annotators", "3", "--k", "2",
+    )  # fmt: skip
+    assert "OK   stored 24 label sets, submitted 24 (equal)" in output
+    assert "exactly k=2: 12/12, over k: 0" in output
+    assert "Throughput:" in output
