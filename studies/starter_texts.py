@@ -43,17 +43,14 @@ def _instructions(study: Study) -> str:
 
 
 def _debrief(study: Study) -> str:
-    if study.completion_url:
-        ending = "The button below takes you back to the recruitment platform to confirm it."
-    elif study.completion_code:
-        ending = "Your completion code is shown below; enter it on the recruitment platform."
-    else:
-        ending = "You can close this window now."
+    # Nothing about what to do next (close the window, enter the code, press the button):
+    # the page says that below the text, from the settings as they are when it is shown,
+    # while this text is written once and the completion settings may change after it.
     return (
         "Some of the charts you saw were drawn to mislead: [for example a truncated or "
         "inverted axis, a 3D effect, a logarithmic scale]. Each came in an honest and a "
         "manipulated version of the same data, and your answers tell us how often each "
-        f"manipulation misleads readers.\n\n{ending}\n\n"
+        "manipulation misleads readers.\n\n"
         "Questions about the study: [contact e-mail]."
     )
 

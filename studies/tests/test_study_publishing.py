@@ -194,7 +194,16 @@ def test_the_api_lists_blockers_and_warnings(researcher_api, researcher):
 def test_starter_texts_follow_the_studys_settings(researcher):
     study = make_study(researcher, time_limit_minutes=45, expected_minutes=15, completion_code="X1")
     texts = starter_texts(study)
-    assert "completion code is shown below" in texts["debrief_text"]
+    # What to do next is the debrief page's own line, from the settings when it is shown:
+    # a text written before a completion code was set must not say "close this window".
+    for code, url in (
+        ("X1", ""),
+        ("", ""),
+        ("", "https://app.prolific.com/submissions/complete?cc=X1"),
+    ):
+        study.completion_code, study.completion_url = code, url
+        debrief = starter_texts(study)["debrief_text"].lower()
+        assert "close this window" not in debrief and "code" not in debrief
     # Time and withdrawal are the pages' own sentences (test_participant_wording), not the texts'.
     for text in texts.values():
         assert "minute" not in text and "withdraw" not in text
