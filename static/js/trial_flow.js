@@ -28,8 +28,14 @@
   const PRELOAD_PAUSE_MS = [500, 2500];
   let preloaded = null; // {url, image}: the next chart, fetched ahead
   let waiting = null; // {url, timer}: the next chart, before its pause is over
+  const NOTICE_KEY = "chartroom:trial-notice"; // see keepNotice
 
   preload(section.dataset.preload);
+  const notice = takeNotice(); // an answer another tab had already given
+  if (notice) {
+    errorBox.textContent = notice;
+    errorBox.hidden = false;
+  }
 
   form.addEventListener("submit", (event) => {
     // participant.js runs first: a repeated or incomplete Next is already stopped.
@@ -91,7 +97,10 @@
         } else if (status >= 500) {
           form.submit();
         } else {
-          goToSession(); // 404, 409, 410: the session page says where things stand
+          // 404, 409, 410: the session page says where things stand. A 409 is a chart
+          // answered in another tab: the page it leads to says so once (keepNotice).
+          if (status === 409) keepNotice(data.detail);
+          goToSession();
         }
       })
       .catch(() => {
@@ -100,6 +109,25 @@
         if (attempt < 1) setTimeout(() => send(attempt + 1), 1000);
         else form.submit();
       });
+  }
+
+  // A message for the page the session leads to, shown once (sessionStorage may be
+  // off: then the page simply shows the current trial, as it would anyway).
+  function keepNotice(message) {
+    try {
+      if (message) window.sessionStorage.setItem(NOTICE_KEY, message);
+    } catch (error) {
+      /* storage blocked */
+    }
+  }
+  function takeNotice() {
+    try {
+      const message = window.sessionStorage.getItem(NOTICE_KEY);
+      window.sessionStorage.removeItem(NOTICE_KEY);
+      return message;
+    } catch (error) {
+      return null;
+    }
   }
 
   function goToSession() {

@@ -170,3 +170,20 @@ def test_the_next_chart_is_fetched_after_a_pause_not_with_the_answer(page, live_
     answer(page, second)
     page.wait_for_timeout(200)
     assert [url for _, url in charts].count(fetched[0]) == 1
+
+
+def test_an_answer_from_a_stale_tab_is_not_taken_and_the_next_trial_says_so(
+    page, live_server, study
+):
+    session = start(page, live_server, study, "flow5")
+    trial = current(session)
+    other = page.context.new_page()  # the same link opened again in a second tab
+    other.goto(page.url)
+    answer(other, trial)
+    answer(page, trial)  # the first tab, still on that chart: its answer is not taken
+    expect(page.get_by_role("alert")).to_contain_text("This chart already has your answer")
+    assert Response.objects.filter(session=session).count() == 1
+    assert current(session).position == trial.position + 1
+    page.reload()  # said once
+    expect(page.locator("input[name=position]")).to_have_value(str(trial.position + 1))
+    expect(page.get_by_role("alert")).to_be_hidden()

@@ -245,6 +245,18 @@ def test_there_is_no_going_back_to_change_an_answer(client, study):
     assert Response.objects.filter(session=session).count() == 1
 
 
+def test_an_answer_from_a_stale_tab_is_not_taken_and_the_next_page_says_so(client, study):
+    session = start(client, study)
+    first = trial_current(session)
+    url = reverse("participate:answer", args=[session.token])
+    client.post(url, form_for(first))  # in the other tab
+    client.post(url, {**form_for(first, correct=False), "key": "stale-tab"})
+    page = client.get(session_url(session)).content.decode()
+    assert "This chart already has your answer" in page
+    assert 'name="position" value="1"' in page  # on the trial that is current now
+    assert "already has your answer" not in client.get(session_url(session)).content.decode()
+
+
 def test_answers_to_a_later_trial_are_not_stored(client, study):
     session = start(client, study)
     later = session.trials.get(position=3)

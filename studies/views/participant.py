@@ -277,9 +277,14 @@ def answer(request, token: str):
         refused = {"error": exc.message, "previous": exc.extra.get("previous") or form.previous}
         refused["previous"].update(given)
         cache.set(_refused_key(token, position), refused, REFUSED_TTL)
-    except (svc.AlreadyAnswered, svc.NotCurrentTrial, svc.SessionEnded):
-        # A repeat, a stale tab or an ended session: the session page shows where things stand.
-        pass
+    except (svc.AlreadyAnswered, svc.NotCurrentTrial) as exc:
+        # A stale tab (the chart was answered in another one): the trial shown now says
+        # so once, or the participant would think this answer counted.
+        current = exc.extra.get("current")
+        if current is not None:
+            cache.set(_refused_key(token, current), {"error": exc.message}, REFUSED_TTL)
+    except svc.SessionEnded:
+        pass  # the session page says the session has ended
     return redirect(session_url)
 
 
