@@ -22,6 +22,7 @@ from annotation.models import (
     Category,
     Item,
     Project,
+    ProjectMember,
     Qualification,
 )
 from annotation.selectors.overlap import growing_items
@@ -29,6 +30,11 @@ from annotation.selectors.quality import control_rate, unseen_controls
 from core.models import User
 
 State = Assignment.State
+
+
+def is_member(*, project: Project, annotator: User) -> bool:
+    """Whether the annotator is in the project (joined by invite or added by the researcher)."""
+    return ProjectMember.objects.filter(project=project, annotator=annotator).exists()
 
 
 def annotator_assignment(*, annotator: User, pk: int) -> Assignment:

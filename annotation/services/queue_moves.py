@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Project, ProjectMember
+from annotation.models import Assignment, Item, Project
+from annotation.selectors.work import is_member
 from annotation.services.quality import QualityError, work_gate
 from annotation.services.queue import QueueError, items_recount
 from core.models import User
@@ -91,7 +92,7 @@ def assignment_reassign(
             assignment = _locked_lease(assignment_id, project)
             if to_annotator.pk == assignment.annotator_id:
                 raise QueueError("The item is already leased to this annotator.")
-            if not ProjectMember.objects.filter(project=project, annotator=to_annotator).exists():
+            if not is_member(project=project, annotator=to_annotator):
                 raise QueueError(
                     f"{to_annotator.username} is not an annotator of this project.", status=400
                 )

@@ -7,6 +7,7 @@ from django.utils.translation import gettext as _
 from annotation.forms import AnnotatorSignUpForm, ProjectCreateForm
 from annotation.models import Project
 from annotation.selectors.standing import annotator_card
+from annotation.selectors.work import is_member
 from annotation.services import (
     InviteError,
     annotator_sign_up,
@@ -46,6 +47,10 @@ def join(request, code: str):
 
 def _join(request, project):
     if request.user.is_authenticated:
+        if is_member(project=project, annotator=request.user):
+            # Joined already (or added by the researcher): nothing to do but go on.
+            messages.info(request, _("You are already in “%(title)s”.") % {"title": project.title})
+            return redirect("annotation:home")
         if request.method == "POST":
             try:
                 project_join(project=project, annotator=request.user)

@@ -73,6 +73,21 @@ def test_an_invite_link_signs_up_an_annotator_and_joins_the_project(client, rese
 
 
 @pytest.mark.django_db
+def test_an_invite_link_tells_a_member_they_are_in_already(client, researcher, annotator):
+    project = project_create(owner=researcher, title="Caption errors")
+    client.force_login(annotator)
+    url = f"/annotation/join/{project.invite_code}/"
+    join = client.get(url).content.decode()
+    assert "Join as" in join  # not a member yet: the page offers to join
+    assert "You joined" in client.post(url, follow=True).content.decode()
+    for response in (client.get(url, follow=True), client.post(url, follow=True)):
+        page = response.content.decode()
+        assert "You are already in “Caption errors”." in page and "Join as" not in page
+        assert "You joined" not in page
+    assert ProjectMember.objects.filter(project=project, annotator=annotator).count() == 1
+
+
+@pytest.mark.django_db
 def test_a_bad_invite_code_is_a_friendly_page(client):
     response = client.get("/annotation/join/not-a-code/")
     assert response.status_code == 404

@@ -9,7 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Project, ProjectMember, Qualification
+from annotation.models import Project, Qualification
+from annotation.selectors.work import is_member
 from annotation.services.quality.common import QualityError, qualification_for
 from core.services.audit import audit_record
 
@@ -51,7 +52,7 @@ def annotator_decide(
         raise ValidationError({"action": [f"Use one of: {', '.join(ACTIONS)}."]})
     if not reason:
         raise ValidationError({"reason": ["Give a reason; it is kept in the audit log."]})
-    if not ProjectMember.objects.filter(project=project, annotator=annotator).exists():
+    if not is_member(project=project, annotator=annotator):
         raise QualityError("This person is not an annotator of the project.", status=404,
                            code="not_found")  # fmt: skip
     with transaction.atomic():

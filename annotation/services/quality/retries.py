@@ -12,8 +12,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Project, ProjectMember, Qualification, QualityPolicy
+from annotation.models import Project, Qualification, QualityPolicy
 from annotation.selectors.attempts import attempts_allowed, retry_at, round_attempts
+from annotation.selectors.work import is_member
 from annotation.services.quality.common import (
     QualityError,
     policy_for,
@@ -33,7 +34,7 @@ def attempt_grant(
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError({"reason": ["Give a reason; it is kept in the audit log."]})
-    if not ProjectMember.objects.filter(project=project, annotator=annotator).exists():
+    if not is_member(project=project, annotator=annotator):
         raise QualityError("This person is not an annotator of the project.", status=404,
                            code="not_found")  # fmt: skip
     policy = policy_for(project)
