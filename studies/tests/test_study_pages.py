@@ -1,5 +1,7 @@
 """The researcher's study pages: set-up forms, status buttons, monitoring, access."""
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -103,6 +105,13 @@ def test_settings_are_saved_from_the_form(signed_in, researcher):
     assert study.fast_answer_commit
     bad = signed_in.post(url, {**data, "completion_url": "ftp://nope"})
     assert bad.status_code == 200 and "https://" in bad.content.decode()
+    # One rule for the time limit in the browser and the form: 1 to 1440 minutes.
+    limit_input = re.search(r'<input[^>]*name="time_limit_minutes"[^>]*>', form.content.decode())[0]
+    assert 'min="1"' in limit_input and 'max="1440"' in limit_input
+    for wrong, message in (("0", "greater than or equal to 1"), ("-5", "greater than or equal to 1"),
+                           ("1441", "less than or equal to 1440")):  # fmt: skip
+        refused = signed_in.post(url, {**data, "time_limit_minutes": wrong})
+        assert refused.status_code == 200 and message in refused.content.decode()
 
 
 def test_a_video_is_uploaded_from_the_settings_page(signed_in, researcher):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.forms.models import fields_for_model, model_to_dict
 
 from studies.models import AnswerType, AttentionCheck, Study
@@ -79,6 +80,36 @@ GROUPS = [
 ]
 
 
+def _bounds_from_model(field, model_field) -> None:
+    """The model's bounds (time limit at least 1 minute) as the form's and the browser's.
+
+    A PositiveIntegerField's form field allows 0 and tells the browser min=0 whatever the
+    model's validators say, so 0 passed the page and was refused by the service with
+    another message than -5 got. The model's validators are the rule (the API has them
+    too); this makes the form say the same, once.
+    """
+    if not isinstance(field, forms.IntegerField | forms.FloatField | forms.DecimalField):
+        return
+    for validator in model_field.validators:
+        limit = getattr(validator, "limit_value", None)
+        if callable(limit):
+            limit = limit()
+        if isinstance(validator, MinValueValidator) and (
+            field.min_value is None or limit > field.min_value
+        ):
+            field.min_value = limit
+            field.widget.attrs["min"] = limit
+            kept = [v for v in field.validators if not isinstance(v, MinValueValidator)]
+            field.validators = [*kept, MinValueValidator(limit)]
+        elif isinstance(validator, MaxValueValidator) and (
+            field.max_value is None or limit < field.max_value
+        ):
+            field.max_value = limit
+            field.widget.attrs["max"] = limit
+            kept = [v for v in field.validators if not isinstance(v, MaxValueValidator)]
+            field.validators = [*kept, MaxValueValidator(limit)]
+
+
 class FurtherLanguagesField(forms.MultipleChoiceField):
     """The languages besides ``primary``. A page ticked before its primary was changed may still
     send the new primary among them: it is dropped, as ``languages_clean`` drops it, rather
@@ -130,6 +161,8 @@ class StudySettingsForm(forms.Form):
         )
         for name, label in LABELS.items():
             self.fields[name].label = label
+        for name in FORM_FIELDS:
+            _bounds_from_model(self.fields.get(name), Study._meta.get_field(name))
         self.fields["completion_url"].help_text = (
             "Where finished participants are sent, e.g. "
             "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."
