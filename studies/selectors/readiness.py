@@ -78,6 +78,11 @@ def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
     return items
 
 
+def trials_per_session(study: Study) -> int:
+    """Each participant's trials: both charts of every chosen pair and every attention check."""
+    return 2 * study.study_pairs.count() + study.attention_checks.count()
+
+
 def study_blockers(study: Study) -> list[ReadinessItem]:
     """What stops the study from running (empty when it can go to pilot or live)."""
     items = []
@@ -86,7 +91,7 @@ def study_blockers(study: Study) -> list[ReadinessItem]:
         items.append(ReadinessItem("no_pairs", "Choose at least one chart pair.", PAIRS))
     else:
         items += _pair_blockers(study, pair_ids)
-    total = 2 * len(pair_ids) + study.attention_checks.count()
+    total = trials_per_session(study)
     for check in study.attention_checks.exclude(position__isnull=True):
         if check.position > total:
             items.append(

@@ -213,6 +213,7 @@ def test_attention_checks_of_both_kinds_are_authored(researcher):
         ({"prompt": " "}, "prompt"),
         ({"kind": "sanity"}, "image"),
         ({"position": 0}, "position"),
+        ({"position": 999}, "position"),  # beyond the last trial, as the page once let through
         ({"answer_type": AnswerType.FREE_TEXT, "answer_key": "lots"}, "answer_key"),
     ],
 )
@@ -229,6 +230,17 @@ def test_broken_attention_checks_are_refused(researcher, changes, field):
         setup.attention_check_create(study=study, actor=researcher, **data)
     assert field in info.value.message_dict
     assert not AttentionCheck.objects.exists()
+
+
+def test_a_check_may_go_anywhere_up_to_the_last_trial_it_makes(researcher):
+    study = draft(researcher, checks=())
+    last = 2 * study.study_pairs.count() + 1
+    data = {"kind": "instructed", "prompt": "Pick B", "answer_type": AnswerType.MULTIPLE_CHOICE,
+            "options": ["A", "B"], "answer_key": "B"}  # fmt: skip
+    with pytest.raises(ValidationError, match=f"choose a position from 1 to {last}"):
+        setup.attention_check_create(study=study, actor=researcher, position=last + 1, **data)
+    check = setup.attention_check_create(study=study, actor=researcher, position=last, **data)
+    assert check.position == last
 
 
 def test_a_sanity_chart_that_is_not_an_image_is_refused(researcher):

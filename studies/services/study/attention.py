@@ -14,6 +14,7 @@ from studies import answer_types, answers
 from studies.answer_types import get_type
 from studies.images import ImageRejected, generated_name, validate_image
 from studies.models import AttentionCheck, Study, chart_alt_text, commonest_chart_type
+from studies.selectors.readiness import trials_per_session
 from studies.selectors.study import study_design_locked
 
 
@@ -68,6 +69,14 @@ def attention_check_create(
         raise ValidationError({"alt_text": "Keep the alt text under 300 characters."})
     if position is not None and position < 1:
         raise ValidationError({"position": "Positions start at 1; leave empty for a random one."})
+    last = trials_per_session(study) + 1  # with this check
+    if position is not None and position > last:
+        raise ValidationError(
+            {
+                "position": f"With this check each participant has {last} trials: choose a "
+                f"position from 1 to {last}, or leave it empty for a random one."
+            }
+        )
     items = _clean_options(answer_type, options)
     key = (answer_key or "").strip()
     try:
