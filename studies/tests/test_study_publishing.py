@@ -269,3 +269,13 @@ def test_only_the_studys_researchers_read_its_readiness_and_starter_texts(
     assert api_client.get(url).status_code == 404
     study.collaborators.add(other_researcher)
     assert api_client.get(url).status_code == 200
+
+
+def test_saving_no_pairs_is_a_warning_not_a_success(signed_in, researcher):
+    study = make_study(researcher, status="draft")
+    url = reverse("studies:pairs", args=[study.slug])
+    body = {"chart_set": study.chart_set.slug, "replace": "1"}  # nothing ticked
+    html = signed_in.post(url, body, follow=True).content.decode()
+    assert "Pairs saved" not in html
+    assert '<li class="message warning">No pairs chosen: the study has no charts now.' in html
+    assert not study.study_pairs.exists()

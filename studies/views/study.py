@@ -286,7 +286,15 @@ def study_pairs(request, slug: str):
             # Back to this page, whose first panel lists what was chosen: after
             # "Use every complete pair" the researcher sees which pairs that was.
             n = len(pairs)
-            messages.success(request, f"Pairs saved: the study uses {n} pair{pluralize(n)}.")
+            if n:
+                messages.success(request, f"Pairs saved: the study uses {n} pair{pluralize(n)}.")
+            else:
+                # Saved, as asked (clearing the choice is allowed), but never said as a success.
+                messages.warning(
+                    request,
+                    "No pairs chosen: the study has no charts now. Tick at least one pair before "
+                    "its pilot or launch.",
+                )
             url = reverse("studies:pairs", args=[study.slug]) + f"?set={chart_set.slug}"
             return redirect(url)
     chosen = set(study.study_pairs.values_list("question_id", flat=True))
