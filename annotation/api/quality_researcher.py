@@ -99,6 +99,8 @@ class GoldDraftView(APIView):
                    summary="Autosave in gold mode (nothing is stored)")  # fmt: skip
     def put(self, request, slug, pk):
         get_object_or_404(Item, project=_visible(request, slug), pk=pk)
+        # Nothing is kept, but what would be refused on saving is refused here too.
+        GoldInputSerializer(data=request.data).is_valid(raise_exception=True)
         return Response({})
 
 

@@ -4,7 +4,7 @@ from rest_framework import serializers
 
 from annotation.api.annotator_serializers import LabelsInputSerializer, WorkCategorySerializer
 from annotation.models import GoldItem, QualificationRound, QualityPolicy
-from core.api.input import InputSerializer
+from core.api.input import InputModelSerializer, InputSerializer
 from core.api.serializers import MAX_ID
 
 
@@ -126,7 +126,7 @@ class ReviewSerializer(serializers.Serializer):
 # --- researchers ---------------------------------------------------------------------------------
 
 
-class PolicySerializer(serializers.ModelSerializer):
+class PolicySerializer(InputModelSerializer):
     # A plain string in the schema: the same choices as a round's ``rule`` under a
     # second name would make a duplicate enum.
     control_rule = serializers.CharField(

@@ -178,6 +178,17 @@ def test_gold_mode_saves_gold_and_rounds_can_be_added_over_the_api(project, make
         f"/api/v1/projects/{project.slug}/quality/", {"control_rule": "bogus"}, format="json"
     )
     assert patched.status_code == 400
+    # A key these endpoints do not take is named, not dropped (as everywhere in the API).
+    unknown = api.patch(f"/api/v1/projects/{project.slug}/quality/", {"nonsense": 1}, format="json")
+    assert unknown.status_code == 400 and "nonsense" in unknown.json()["errors"]
+    kept = api.patch(
+        f"/api/v1/projects/{project.slug}/quality/", {"max_attempts": 3}, format="json"
+    )
+    assert kept.status_code == 200 and kept.json()["max_attempts"] == 3
+    draft = f"/api/v1/projects/{project.slug}/gold/{item.pk}/draft/"
+    assert api.put(draft, {"labels": [[]], "active_seconds": 2.5}, format="json").status_code == 200
+    refused = api.put(draft, {"labels": [[]], "nonsense": 1}, format="json")
+    assert refused.status_code == 400 and "nonsense" in refused.json()["errors"]
 
 
 def test_other_researchers_get_404(project, quality, other_researcher):
