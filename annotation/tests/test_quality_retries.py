@@ -260,3 +260,17 @@ def test_raising_one_rounds_own_limit_reopens_that_round_even_after_attempts(
     assert "Round 1 saved." in saved.content.decode()
     setup["rounds"][0].refresh_from_db()
     assert setup["rounds"][0].max_attempts is None
+
+
+def test_rounds_passed_by_a_researchers_decision_link_to_no_result(
+    project, make_items, members, researcher
+):
+    with_pool(project, make_items, researcher)
+    (cleo,) = members(1)
+    annotator_decide(project=project, annotator=cleo, action="qualify", reason="Expert",
+                     actor=researcher)  # fmt: skip
+    client = Client()
+    client.force_login(cleo)
+    page = client.get(f"/annotation/p/{project.slug}/qualify/").content.decode()
+    assert "Passed" in page and "Qualified by the research team: no attempt to show." in page
+    assert "Your result" not in page  # it led to "no finished attempt yet"
