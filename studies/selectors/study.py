@@ -349,13 +349,14 @@ def trial_display(trial: Trial, session: ParticipantSession) -> TrialDisplay:
     if answer_types.get_type(answer_type).orders_items:
         display = trial.item_order or list(range(len(shown.options)))
         items = [(i, shown.options[i]) for i in display]
+    image = trial_image(trial)
     return TrialDisplay(
         answer_type=answer_type,
         prompt=answers.normalize_line_breaks(shown.prompt).strip(),
         options=shown.options,
         items=items,
-        image=trial_image(trial),
+        image=image,
         width=width,
         height=height,
-        alt=alt,
+        alt=alt if image else "",  # an instructed-response check shows no chart
     )

@@ -114,6 +114,8 @@ def test_each_answer_type_is_read_and_checked(client, study):
             # Described as the charts are: the alt text does not tell a check either.
             assert CHART_ALT.match(data["alt"]), data["alt"]
             alts[t.kind] = data["alt"]
+        else:
+            assert data["alt"] == ""  # nothing shown, nothing to describe
         if data["answer_type"] == "multiple_choice" and t.kind == "chart":
             assert data["options"] == ["2018", "2019"]
             assert "1. 2018" not in data["prompt"]
