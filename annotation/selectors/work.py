@@ -186,7 +186,12 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         .select_related("project__quality")
         .first()
     )
-    if qualification is not None:
+    if qualification is not None and (
+        qualification.state == Qualification.State.ELIMINATED
+        or qualification.work_state == Qualification.Work.BLOCKED
+    ):
+        left = 0  # the queue gives them nothing, now or later (controls.work_gate)
+    elif qualification is not None:
         # Controls reach only annotators with a qualification row. Counting the ones
         # still to come makes taking a control lower this number exactly as taking an
         # ordinary item does, so the count never gives a control away.

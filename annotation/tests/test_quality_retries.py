@@ -274,3 +274,16 @@ def test_rounds_passed_by_a_researchers_decision_link_to_no_result(
     page = client.get(f"/annotation/p/{project.slug}/qualify/").content.decode()
     assert "Passed" in page and "Qualified by the research team: no attempt to show." in page
     assert "Your result" not in page  # it led to "no finished attempt yet"
+
+
+def test_an_annotator_the_project_has_no_work_for_has_nothing_left(
+    project, make_items, members, researcher, client_for
+):
+    with_pool(project, make_items, researcher)
+    make_items(project, 3)  # ordinary items, besides the rounds' gold
+    (dan,) = members(1)
+    url = f"/api/v1/annotator/projects/{project.slug}/progress/"
+    assert client_for(dan).get(url).json()["left_for_you"] > 0  # work once qualified
+    annotator_decide(project=project, annotator=dan, action="disqualify", reason="Spam",
+                     actor=researcher)  # fmt: skip
+    assert client_for(dan).get(url).json()["left_for_you"] == 0
