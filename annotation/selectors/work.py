@@ -32,6 +32,11 @@ from core.models import User
 State = Assignment.State
 
 
+# The pages promise an hourly rate "after a few minutes of work": one item done in the
+# first minute extrapolates to an absurd rate (a $3 item in 64 s is "$168/h").
+RATE_AFTER_SECONDS = 120
+
+
 def is_member(*, project: Project, annotator: User) -> bool:
     """Whether the annotator is in the project (joined by invite or added by the researcher)."""
     return ProjectMember.objects.filter(project=project, annotator=annotator).exists()
@@ -205,10 +210,9 @@ def annotator_progress(*, project: Project, annotator: User) -> AnnotatorProgres
         )
     seconds = float(mine["seconds"] or 0.0)
     earned = project.pay_per_item * mine["done"]
-    # Under a minute of measured work says nothing about an hourly rate.
     hourly = (
         (earned * Decimal(3600) / Decimal(str(seconds))).quantize(Decimal("0.01"))
-        if seconds >= 60
+        if seconds >= RATE_AFTER_SECONDS
         else None
     )
     return AnnotatorProgress(

@@ -205,10 +205,13 @@ def test_progress_reports_done_assigned_and_estimated_pay(lease, anna, client_fo
     )
     client.post(
         f"/api/v1/annotator/assignments/{lease['id']}/submit/",
-        {"labels": LABELS, "active_seconds": 120},
+        {"labels": LABELS, "active_seconds": 119},
         format="json",
     )
-    progress = client.get(f"/api/v1/annotator/projects/{project.slug}/progress/").json()
+    url = f"/api/v1/annotator/projects/{project.slug}/progress/"
+    assert client.get(url).json()["hourly"] is None  # "after a few minutes of work"
+    Assignment.objects.filter(pk=lease["id"]).update(active_seconds=120)
+    progress = client.get(url).json()
     assert progress["done"] == 1 and progress["assigned"] == 1
     assert progress["left_for_you"] == 2
     # $0.50 for 2 minutes of active work = $15.00 an hour.

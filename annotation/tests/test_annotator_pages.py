@@ -56,16 +56,16 @@ def test_progress_and_estimated_pay_are_shown(signed_in_member, project, make_it
     lease = assignment_next(project=project, annotator=signed_in_member.user)
     Assignment.objects.filter(pk=lease.pk).update(leased_at=timezone.now() - timedelta(minutes=5))
     assignment_submit(
-        assignment_id=lease.pk, annotator=signed_in_member.user, labels=[[], []], active_seconds=90
+        assignment_id=lease.pk, annotator=signed_in_member.user, labels=[[], []], active_seconds=120
     )
     body = signed_in_member.get(work_url(project)).content.decode()
     # Three items: one submitted, one on screen, one more available.
     assert '<strong>Item 2</strong>, <span id="left-for-you">1</span> more available' in body
-    # $0.50 per 90 s = $20.00 an hour, above the $15.00 target.
-    assert '<strong class="on-target">$20.00/h</strong>' in body
+    # $0.50 per 120 s = $15.00 an hour, the target.
+    assert '<strong class="on-target">$15.00/h</strong>' in body
     assert "target $15.00/h" in body
     home = signed_in_member.get("/annotation/").content.decode()
-    assert "Continue your item" in home and "$20.00/h" in home
+    assert "Continue your item" in home and "$15.00/h" in home
 
 
 def test_skipping_from_the_page_needs_a_reason(signed_in_member, project, make_items):
