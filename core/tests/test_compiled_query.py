@@ -81,7 +81,9 @@ def test_samples_must_be_distinct_plain_values_used_by_the_query():
 def test_rows_joining_one_related_row_share_its_object(sessions):
     compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
     session = sessions[0]
-    first, second = compiled(token=session.token, first=0, second=1)
+    # Two chart trials (the order is drawn per session: checks may stand anywhere).
+    a, b = session.trials.filter(attention_check__isnull=True).order_by("position")[:2]
+    first, second = compiled(token=session.token, first=a.position, second=b.position)
     # One session and one study for both trials: a change made through one is seen
     # through the other, and the second row builds neither again.
     assert first.session is second.session
