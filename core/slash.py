@@ -40,7 +40,12 @@ class SlashCommonMiddleware(CommonMiddleware):
         ):
             response = self._keep_method(request, self.get_full_path_with_slash(request))
         response = super().process_response(request, response)  # adds Content-Length
-        if is_api_request(request) and response.status_code == 301 and response.content == b"":
+        if (
+            is_api_request(request)
+            and response.status_code == 301
+            and not response.streaming
+            and response.content == b""
+        ):
             # The GET redirect in the API's own format rather than an empty HTML body.
             location = response["Location"]
             json_response = JsonResponse(error_body(_moved(location)), status=301)

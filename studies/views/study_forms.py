@@ -80,6 +80,13 @@ GROUPS = [
 ]
 
 
+# (validator, form field attribute, widget attribute, which of two limits is tighter)
+_BOUNDS = (
+    (MinValueValidator, "min_value", "min", max),
+    (MaxValueValidator, "max_value", "max", min),
+)
+
+
 def _bounds_from_model(field, model_field) -> None:
     """The model's bounds (time limit at least 1 minute) as the form's and the browser's.
 
@@ -90,24 +97,18 @@ def _bounds_from_model(field, model_field) -> None:
     """
     if not isinstance(field, forms.IntegerField | forms.FloatField | forms.DecimalField):
         return
-    for validator in model_field.validators:
-        limit = getattr(validator, "limit_value", None)
-        if callable(limit):
-            limit = limit()
-        if isinstance(validator, MinValueValidator) and (
-            field.min_value is None or limit > field.min_value
-        ):
-            field.min_value = limit
-            field.widget.attrs["min"] = limit
-            kept = [v for v in field.validators if not isinstance(v, MinValueValidator)]
-            field.validators = [*kept, MinValueValidator(limit)]
-        elif isinstance(validator, MaxValueValidator) and (
-            field.max_value is None or limit < field.max_value
-        ):
-            field.max_value = limit
-            field.widget.attrs["max"] = limit
-            kept = [v for v in field.validators if not isinstance(v, MaxValueValidator)]
-            field.validators = [*kept, MaxValueValidator(limit)]
+    for kind, attribute, html, tighter in _BOUNDS:
+        limits = [v.limit_value for v in model_field.validators if isinstance(v, kind)]
+        limits = [limit() if callable(limit) else limit for limit in limits]
+        if getattr(field, attribute) is not None:
+            limits.append(getattr(field, attribute))
+        if not limits:
+            continue
+        limit = tighter(limits)
+        setattr(field, attribute, limit)
+        field.widget.attrs[html] = limit
+        kept = [v for v in field.validators if not isinstance(v, kind)]
+        field.validators = [*kept, kind(limit)]
 
 
 class FurtherLanguagesField(forms.MultipleChoiceField):
