@@ -60,3 +60,15 @@ def test_a_page_get_without_the_slash_is_moved_as_django_does(client, debug):
 def test_an_unknown_url_is_still_a_404(client, debug):
     assert client.post("/api/v1/no-such-thing").status_code == 404
     assert client.post("/no-such-page").status_code == 404
+
+
+def test_a_streamed_api_redirect_is_passed_on_untouched(rf):
+    from django.http import StreamingHttpResponse
+
+    from core.slash import SlashCommonMiddleware
+
+    streamed = StreamingHttpResponse(iter([b"moved"]), status=301)
+    streamed["Location"] = "/api/v1/studies/"
+    middleware = SlashCommonMiddleware(lambda request: streamed)
+    response = middleware(rf.get("/api/v1/studies/"))
+    assert response is streamed and b"".join(response.streaming_content) == b"moved"

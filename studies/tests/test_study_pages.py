@@ -259,3 +259,20 @@ def test_one_participants_answers_and_order_seed_are_shown(signed_in, researcher
     assert page.count('badge badge-failed">no') == 2
     assert "<td>2. 2019</td>" in page and "<td>1.2</td>" in page
     assert Response.objects.filter(session=session).count() == 6
+
+
+def test_the_settings_form_takes_the_tighter_of_its_own_and_the_models_bounds():
+    from django import forms
+    from django.core.validators import MaxValueValidator, MinValueValidator
+    from django.db import models
+
+    from studies.views.study_forms import _bounds_from_model
+
+    field = forms.FloatField(min_value=0, max_value=10)
+    model_field = models.FloatField(validators=[MinValueValidator(0.5), MaxValueValidator(20)])
+    _bounds_from_model(field, model_field)
+    assert (field.min_value, field.max_value) == (0.5, 10)  # the model's min, the form's max
+    assert (field.widget.attrs["min"], field.widget.attrs["max"]) == (0.5, 10)
+    with pytest.raises(forms.ValidationError):
+        field.clean("0.4")
+    assert field.clean("0.5") == 0.5
