@@ -46,6 +46,7 @@ from bench import participants_page  # noqa: E402
 from bench.participants_report import print_report  # noqa: E402
 from bench.participants_server import (  # noqa: E402 - needs ROOT on the path when run as a script
     LOG_PATH,
+    answer_times_in_server,
     collect_static,
     free_port,
     postgres_backend_cpu,
@@ -66,15 +67,10 @@ def parse_args(argv=None):
                         help="granian as the Procfile runs it, or gunicorn (granian)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="web server processes (default 2)")
     parser.add_argument("--threads", type=int, default=2, help="threads per process (default 2)")
-    parser.add_argument(
-        "--think-ms",
-        type=float,
-        default=2000,
-        help=(
-            "mean pause before each answer, uniform in [0.5x, 1.5x] (default 2000, several times "
-            "faster than people read a chart and answer; 0 = none)"
-        ),
-    )
+    parser.add_argument("--think-ms", type=float, default=2000,
+                        help="mean pause before each answer, uniform in [0.5x, 1.5x] (default "
+                        "2000, several times faster than people read a chart and answer; 0 = "
+                        "none)")  # fmt: skip
     parser.add_argument(
         "--ramp-s",
         type=float,
@@ -114,6 +110,9 @@ def parse_args(argv=None):
         help="page mode: seconds the page waits before it fetches the next chart, a range "
         "such as 0.5-2.5 as static/js/trial_flow.js does (0 = at once, as it did before)",
     )
+    parser.add_argument("--server-times", action="store_true",
+                        help="also print each answer's time inside the web server, from its "
+                        "access log (which costs the server a little CPU)")  # fmt: skip
     parser.add_argument("--keep", action="store_true", help="keep the benchmark study afterwards")
     args = parser.parse_args(argv)
     participants_page.fetch_ahead_pause = args.fetch_ahead_pause
@@ -451,7 +450,8 @@ def main(argv=None) -> int:
     if args.mode == "page":
         collect_static()
     port = free_port()
-    server = start_server(port, args.workers, args.threads, args.worker_class, args.server)
+    server = start_server(port, args.workers, args.threads, args.worker_class, args.server,
+                          access_log=args.server_times)  # fmt: skip
     load_before = os.getloadavg()[0]
     try:
         client_before = time.process_time()
@@ -461,6 +461,8 @@ def main(argv=None) -> int:
         client_cpu = time.process_time() - client_before
     finally:
         stop(server)
+    if args.server_times:
+        stats["submit_in_server"] = answer_times_in_server(LOG_PATH)
 
     stored = Response.objects.filter(session__study=study).count()
     completed = ParticipantSession.objects.filter(study=study, status="completed").count()

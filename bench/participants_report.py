@@ -88,6 +88,11 @@ def print_report(
     )
     print(f"middle 80%          {middle(stats)}")
     print(f"answer latency      {latency(stats['submit'])}")
+    if stats.get("submit_in_server"):
+        print(
+            f"  inside the server {latency(stats['submit_in_server'])} (its access log: the "
+            "application's own time, not the wait for a free thread before it)"
+        )
     if stats["image"]:
         print(f"chart GET           {latency(stats['image'])}")
     if stats.get("click_to_next"):

@@ -49,6 +49,16 @@ ACCESS_FORMAT = {
 }
 
 
+def answer_times_in_server(log_path: Path) -> list[float]:
+    """Seconds each answer POST spent inside the web server, from its access log."""
+    times = []
+    for line in log_path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "POST" and parts[1].endswith("/responses/"):
+            times.append(float(parts[3]) / 1000)
+    return times
+
+
 def start_server(
     port: int, workers: int, threads: int, worker_class: str = "gthread", server: str = "granian",
     *, env: dict | None = None, log_path: Path = LOG_PATH, access_log: bool = False,

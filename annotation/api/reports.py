@@ -38,7 +38,7 @@ from annotation.services.reports import (
     report_latest,
     report_request,
 )
-from core.api.errors import api_not_found, error_body
+from core.api.errors import error_body
 from core.api.serializers import JobSerializer
 from core.permissions import IsResearcher
 
@@ -243,7 +243,10 @@ class ExportView(APIView):
                 description="dataset-zip: the dataset ready to publish (CHOCOLATE JSON, "
                 "sentences and raw labels, Croissant, data package and card).",
             ),
-            400: OpenApiResponse(description="Unknown format or label source."),
+            400: OpenApiResponse(description="Unknown label source or method."),
+            404: OpenApiResponse(
+                description="Unknown project, or unknown format (the answer lists the formats)."
+            ),
         },
         summary="Download the aggregated dataset (chocolate, dataset-zip), raw labels or the report",
     )
@@ -253,7 +256,10 @@ class ExportView(APIView):
         form.is_valid(raise_exception=True)
         labels, include = form.validated_data.get("labels"), form.validated_data["include_excluded"]
         if fmt not in EXPORT_FORMATS:
-            return api_not_found()
+            # A path segment: 404 as for any URL that is not there, saying which ones are.
+            choices = ", ".join(EXPORT_FORMATS)
+            message = f"There is no export format “{fmt}”: choose one of {choices}."
+            return Response(error_body(message, {"fmt": [message]}), status=404)
         export = project_export(
             project=project,
             fmt=fmt,

@@ -119,7 +119,20 @@ def test_each_export_downloads(researcher_api, project, labelled, fmt, kind):
         assert len(json.loads(body)) == 2
 
 
-def test_an_unknown_export_format_is_a_404(researcher_api, project):
+def test_an_unknown_export_format_is_a_404_that_names_the_formats(researcher_api, project):
+    response = researcher_api.get(f"{base(project)}/exports/xlsx/")
+    assert response.status_code == 404
+    detail = response.json()["detail"]
+    assert "“xlsx”" in detail
+    for fmt in ("chocolate", "labels-csv", "labels-jsonl", "report-json", "dataset-zip"):
+        assert fmt in detail
+    assert response.json()["errors"]["fmt"] == [detail]
+
+
+def test_another_researchers_project_is_a_plain_404_whatever_the_format(
+    researcher_api, project, other_researcher
+):
+    researcher_api.force_authenticate(other_researcher)
     response = researcher_api.get(f"{base(project)}/exports/xlsx/")
     assert response.status_code == 404
     assert response.json()["detail"] == "Not found."

@@ -55,10 +55,13 @@ def test_the_participant_bench_drives_the_trial_page_and_counts_every_answer(ben
     output = run_bench(
         "bench_participants.py", bench_database,
         "--mode", "page", "--participants", "3", "--pairs", "2", "--think-ms", "0",
+        "--server-times",
     )  # fmt: skip
     assert "answers             submitted 18, stored 18, duplicates 0" in output
     assert "result              OK: stored == submitted" in output
     assert "answer latency      p50" in output and "server CPU" in output
+    # Every answer's time inside the server, read from its access log.
+    assert "  inside the server p50" in output and "nan" not in output
 
 
 def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_database):

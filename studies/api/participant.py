@@ -283,6 +283,12 @@ class SessionBeginView(ParticipantAPIView):
     @extend_schema(
         tags=TAG,
         summary="Mark the instructions as read",
+        description=(
+            "Starts the first trial's clock when the participant leaves the instructions, "
+            "as the shipped pages do. Optional for a custom front end that shows its own "
+            "instructions: without it, the first `GET` of the current trial starts the clock "
+            "and answering works the same."
+        ),
         request=None,
         responses={200: SessionStateSerializer, 404: ERRORS[404], 410: ERRORS[410]},
     )

@@ -279,6 +279,9 @@ def test_the_participant_endpoints_are_in_the_openapi_schema(client):
         assert path in paths, path
     submit_op = paths["/api/v1/participate/sessions/{token}/responses/"]["post"]
     assert {"200", "201", "400", "409", "410", "413"} <= set(submit_op["responses"])
+    # A custom front end learns from the docs that begin is optional and what it does.
+    begin = paths["/api/v1/participate/sessions/{token}/begin/"]["post"]["description"]
+    assert "Optional" in begin and "clock" in begin
 
 
 def test_an_answer_after_the_time_limit_ends_the_session_and_is_not_stored(client, study):

@@ -134,3 +134,17 @@ def test_a_pilot_that_excluded_everyone_plans_with_a_note_instead_of_failing(
     assert "excluded all 2 finished pilot sessions" in response.content.decode()
     api = researcher_api.post(f"/api/v1/studies/{study.slug}/plan/", {}, format="json")
     assert api.status_code == 200 and "excluded all 2" in api.json()["exclusion_note"]
+
+
+def test_the_exclusion_rate_is_asked_for_as_a_fraction(client, researcher):
+    study = make_study(researcher, pairs=2, status="draft")
+    client.force_login(researcher)
+    page = client.get(f"/studies/study/{study.slug}/planner/").content.decode()
+    assert "Expected exclusion rate (a fraction)" in page and "0.15: 15 in 100" in page
+    # A percentage typed by habit is refused with the bound, not planned as 1500%.
+    page = client.get(
+        f"/studies/study/{study.slug}/planner/",
+        {"mode": "precision", "half_width": "0.1", "prior": "worst", "power": "0.8",
+         "exclusion_rate": "15", "pay": "0"},
+    ).content.decode()  # fmt: skip
+    assert "less than or equal to 0.95" in page and 'id="plan-included"' not in page

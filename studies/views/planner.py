@@ -46,8 +46,9 @@ class PlannerForm(forms.Form):
     exclusion_rate = forms.FloatField(
         required=False,
         **limits("exclusion_rate"),
-        label="Expected exclusion rate",
-        help_text="Empty: from the pilot, or CHARTOM's 10 of 78 without one.",
+        label="Expected exclusion rate (a fraction)",
+        help_text="0.15: 15 in 100 excluded. Empty: from the pilot, or CHARTOM's 10 of 78 "
+        "without one.",
     )
     pay = forms.DecimalField(
         initial=0, min_value=0, max_digits=8, decimal_places=2, label="Pay per participant"
