@@ -1,10 +1,11 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
-from django.utils.text import slugify
 
 from annotation.models import Category, Project
+from core.form_bounds import model_bounds_for
 from core.models import User
+from core.slugs import NO_WORDS_IN_TITLE, title_has_words
 
 
 class AnnotatorSignUpForm(UserCreationForm):
@@ -22,8 +23,8 @@ class ProjectCreateForm(forms.ModelForm):
 
     def clean_title(self):
         title = self.cleaned_data["title"].strip()
-        if not slugify(title):
-            raise forms.ValidationError("Use some letters or digits in the title.")
+        if not title_has_words(title):
+            raise forms.ValidationError(NO_WORDS_IN_TITLE)
         return title
 
 
@@ -102,6 +103,7 @@ class ProjectSettingsForm(forms.ModelForm):
         # Nor does one without the overlap settings change them.
         for field in OVERLAP_FIELDS:
             self.fields[field].required = False
+        model_bounds_for(self, Project, self.Meta.fields)
 
     def clean_language(self):
         return self.cleaned_data["language"] or self.instance.language

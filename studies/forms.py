@@ -1,6 +1,6 @@
 from django import forms
-from django.utils.text import slugify
 
+from core.slugs import NO_WORDS_IN_TITLE, title_has_words
 from studies.models import Study
 
 
@@ -11,6 +11,6 @@ class StudyCreateForm(forms.ModelForm):
 
     def clean_title(self):
         title = self.cleaned_data["title"].strip()
-        if not slugify(title):
-            raise forms.ValidationError("Use some letters or digits in the title.")
+        if not title_has_words(title):
+            raise forms.ValidationError(NO_WORDS_IN_TITLE)
         return title

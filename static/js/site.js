@@ -28,9 +28,17 @@
       bar.style.width = bar.dataset.width;
     });
   };
+  // A refused form's summary of errors (templates/_form_error_summary.html) is where the
+  // eye and a screen reader start: the page would otherwise open at its top, the errors
+  // screens below.
+  const showErrors = () => {
+    const summary = document.querySelector("[data-error-summary]");
+    if (summary) summary.focus();
+  };
+  const ready = () => { sizeBars(document); showErrors(); };
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => sizeBars(document));
+    document.addEventListener("DOMContentLoaded", ready);
   } else {
-    sizeBars(document);
+    ready();
   }
 })();

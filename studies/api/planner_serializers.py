@@ -17,7 +17,7 @@ class PlanInputSerializer(InputSerializer):
     exclusion_rate = serializers.FloatField(
         required=False, allow_null=True, **limits("exclusion_rate")
     )
-    pay = serializers.FloatField(default=DEFAULTS.pay, min_value=0)
+    pay = serializers.FloatField(default=DEFAULTS.pay, **limits("pay"))
 
 
 class PlanSerializer(serializers.Serializer):

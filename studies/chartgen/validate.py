@@ -32,6 +32,20 @@ _ID_RE = re.compile(r"^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*$")
 _GROUP_RE = re.compile(r"^[A-Za-z0-9]+$")
 _FIELDS = tuple(f.name for f in fields(ChartSpec))
 
+# What a chart can draw. Beyond ±1e15 sums and axis ticks overflow or lose their digits
+# (values near the float limit crashed the renderer); more marks than these make a chart
+# nobody can read and a render that holds a request for minutes.
+MAX_MAGNITUDE = 1e15
+MAX_CATEGORIES = 100
+MAX_POINTS = 2000
+MAX_TILES = 200
+MAX_GRID_INDEX = 49  # a tile map's last row and column
+TOO_LARGE = "is too large to draw: keep numbers within ±1e15 (rescale, e.g. to millions)"
+
+
+def _drawable(value: Any) -> bool:
+    return is_number(value) and abs(value) <= MAX_MAGNITUDE
+
 
 class _Collector:
     def __init__(self, problems: list[SpecProblem]):
@@ -58,6 +72,10 @@ class _Collector:
         bad = [i for i, v in enumerate(value) if not is_number(v)]
         if bad:
             self.add(field_name, f"item {bad[0]} is not a finite number")
+            return None
+        huge = [i for i, v in enumerate(value) if not _drawable(v)]
+        if huge:
+            self.add(field_name, f"item {huge[0]} {TOO_LARGE}")
             return None
         return tuple(value)
 
@@ -160,8 +178,14 @@ def _parse_categorical(
     if not isinstance(categories, list) or len(categories) < 2:
         c.add("data.categories", "expected a list of at least two categories")
         ok = False
+    elif len(categories) > MAX_CATEGORIES:
+        c.add("data.categories", f"at most {MAX_CATEGORIES} categories, not {len(categories)}")
+        ok = False
     elif not all(isinstance(x, str) and x.strip() or is_number(x) for x in categories):
         c.add("data.categories", "each category must be a non-empty string or a number")
+        ok = False
+    elif not all(isinstance(x, str) or _drawable(x) for x in categories):
+        c.add("data.categories", f"a numeric category {TOO_LARGE}")
         ok = False
     else:
         labels = ChartData(categories=tuple(categories)).category_labels
@@ -222,10 +246,16 @@ def _parse_points(raw: Mapping[str, Any], c: _Collector) -> ChartData | None:
     if not isinstance(points, list) or len(points) < 2:
         c.add("data.points", "expected a list of at least two [x, y] points")
         return None
+    if len(points) > MAX_POINTS:
+        c.add("data.points", f"at most {MAX_POINTS} points, not {len(points)}")
+        return None
     parsed = []
     for i, p in enumerate(points):
         if not (isinstance(p, list) and len(p) == 2 and all(is_number(v) for v in p)):
             c.add(f"data.points[{i}]", "expected [x, y] with two finite numbers")
+            return None
+        if not all(_drawable(v) for v in p):
+            c.add(f"data.points[{i}]", TOO_LARGE)
             return None
         parsed.append((p[0], p[1]))
     return ChartData(points=tuple(parsed))
@@ -238,6 +268,9 @@ def _parse_tiles(raw: Mapping[str, Any], c: _Collector) -> ChartData | None:
     tiles = raw.get("tiles")
     if not isinstance(tiles, list) or len(tiles) < 2:
         c.add("data.tiles", "expected a list of at least two tiles")
+        return None
+    if len(tiles) > MAX_TILES:
+        c.add("data.tiles", f"at most {MAX_TILES} tiles, not {len(tiles)}")
         return None
     parsed: list[Tile] = []
     regions: set[str] = set()
@@ -255,8 +288,14 @@ def _parse_tiles(raw: Mapping[str, Any], c: _Collector) -> ChartData | None:
         if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (row, col)):
             c.add(where, "row and col must be non-negative integers")
             return None
+        if max(row, col) > MAX_GRID_INDEX:
+            c.add(where, f"row and col go up to {MAX_GRID_INDEX}")
+            return None
         if not is_number(value):
             c.add(f"{where}.value", "expected a finite number")
+            return None
+        if not _drawable(value):
+            c.add(f"{where}.value", TOO_LARGE)
             return None
         if region in regions:
             c.add(f"{where}.region", f"duplicate region {region!r}")

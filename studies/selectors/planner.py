@@ -84,6 +84,9 @@ LIMITS = {
     "power": (0.5, 0.99),
     "effect": (0.01, 0.99),
     "exclusion_rate": (0, 0.95),
+    # Per participant, as the page's form takes it (8 digits, 2 after the point); a bound
+    # also keeps recruit x pay a finite number.
+    "pay": (0, 999_999.99),
 }
 
 

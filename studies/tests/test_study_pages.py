@@ -266,11 +266,11 @@ def test_the_settings_form_takes_the_tighter_of_its_own_and_the_models_bounds():
     from django.core.validators import MaxValueValidator, MinValueValidator
     from django.db import models
 
-    from studies.views.study_forms import _bounds_from_model
+    from core.form_bounds import bounds_from_model
 
     field = forms.FloatField(min_value=0, max_value=10)
     model_field = models.FloatField(validators=[MinValueValidator(0.5), MaxValueValidator(20)])
-    _bounds_from_model(field, model_field)
+    bounds_from_model(field, model_field)
     assert (field.min_value, field.max_value) == (0.5, 10)  # the model's min, the form's max
     assert (field.widget.attrs["min"], field.widget.attrs["max"]) == (0.5, 10)
     with pytest.raises(forms.ValidationError):

@@ -148,3 +148,18 @@ def test_the_exclusion_rate_is_asked_for_as_a_fraction(client, researcher):
          "exclusion_rate": "15", "pay": "0"},
     ).content.decode()  # fmt: skip
     assert "less than or equal to 0.95" in page and 'id="plan-included"' not in page
+
+
+def test_a_pay_beyond_any_budget_is_refused_not_overflowed(researcher, researcher_api, client):
+    study = make_study(researcher, pairs=2, status="draft")
+    url = f"/api/v1/studies/{study.slug}/plan/"
+    refused = researcher_api.post(url, {"pay": 1e308}, format="json")
+    assert refused.status_code == 400 and "pay" in refused.json()["errors"]
+    assert researcher_api.post(url, {"pay": 999_999.99}, format="json").status_code == 200
+    client.force_login(researcher)
+    page = client.get(
+        f"/studies/study/{study.slug}/planner/",
+        {"mode": "precision", "half_width": "0.1", "prior": "worst", "power": "0.8",
+         "pay": "1e308"},
+    )  # fmt: skip
+    assert page.status_code == 200 and 'id="plan-included"' not in page.content.decode()

@@ -51,7 +51,7 @@ class PlannerForm(forms.Form):
         "without one.",
     )
     pay = forms.DecimalField(
-        initial=0, min_value=0, max_digits=8, decimal_places=2, label="Pay per participant"
+        initial=0, **limits("pay"), max_digits=8, decimal_places=2, label="Pay per participant"
     )
 
     def plan_input(self) -> PlanInput:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.forms.models import fields_for_model, model_to_dict
 
+from core.form_bounds import bounds_from_model
 from studies.models import AnswerType, AttentionCheck, Study
 from studies.selectors import study as sel
 from studies.services import study as setup
@@ -80,37 +80,6 @@ GROUPS = [
 ]
 
 
-# (validator, form field attribute, widget attribute, which of two limits is tighter)
-_BOUNDS = (
-    (MinValueValidator, "min_value", "min", max),
-    (MaxValueValidator, "max_value", "max", min),
-)
-
-
-def _bounds_from_model(field, model_field) -> None:
-    """The model's bounds (time limit at least 1 minute) as the form's and the browser's.
-
-    A PositiveIntegerField's form field allows 0 and tells the browser min=0 whatever the
-    model's validators say, so 0 passed the page and was refused by the service with
-    another message than -5 got. The model's validators are the rule (the API has them
-    too); this makes the form say the same, once.
-    """
-    if not isinstance(field, forms.IntegerField | forms.FloatField | forms.DecimalField):
-        return
-    for kind, attribute, html, tighter in _BOUNDS:
-        limits = [v.limit_value for v in model_field.validators if isinstance(v, kind)]
-        limits = [limit() if callable(limit) else limit for limit in limits]
-        if getattr(field, attribute) is not None:
-            limits.append(getattr(field, attribute))
-        if not limits:
-            continue
-        limit = tighter(limits)
-        setattr(field, attribute, limit)
-        field.widget.attrs[html] = limit
-        kept = [v for v in field.validators if not isinstance(v, kind)]
-        field.validators = [*kept, kind(limit)]
-
-
 class FurtherLanguagesField(forms.MultipleChoiceField):
     """The languages besides ``primary``. A page ticked before its primary was changed may still
     send the new primary among them: it is dropped, as ``languages_clean`` drops it, rather
@@ -163,7 +132,7 @@ class StudySettingsForm(forms.Form):
         for name, label in LABELS.items():
             self.fields[name].label = label
         for name in FORM_FIELDS:
-            _bounds_from_model(self.fields.get(name), Study._meta.get_field(name))
+            bounds_from_model(self.fields.get(name), Study._meta.get_field(name))
         self.fields["completion_url"].help_text = (
             "Where finished participants are sent, e.g. "
             "https://app.prolific.com/submissions/complete?cc={code}. {code} and {pid} are filled in."

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import ProtectedError
-from django.utils.text import slugify
 
 from core.db.protection import delete_protected
 from core.models import User
 from core.services.audit import audit_record
+from core.slugs import title_has_words
 from studies import answer_types
 from studies.answer_types import normalize_key
 from studies.answers import KeyFormatError, normalize_line_breaks
@@ -40,7 +42,7 @@ def chartset_create(
     source: str = ChartSet.Source.MANUAL,
 ) -> ChartSet:
     title = (title or "").strip()
-    if not slugify(title):
+    if not title_has_words(title):
         raise ValidationError({"title": "Give the chart set a title with some letters or digits."})
     slug = (slug or "").strip()
     if slug:
@@ -63,7 +65,7 @@ def chartset_update(
     fields = []
     if title is not None:
         title = title.strip()
-        if not slugify(title):
+        if not title_has_words(title):
             raise ValidationError(
                 {"title": "Give the chart set a title with some letters or digits."}
             )
@@ -257,6 +259,11 @@ def manipulation_type_create(
     if not label:
         raise ValidationError({"label": "Name the manipulation, e.g. “Truncated x-axis”."})
     slug = slugify_manipulation(label)[:60]
+    if slug == ManipulationType.NONE and not re.search(r"[A-Za-z0-9]", label):
+        # "!!!" or "图表" has no Latin letter or digit to make the manipulation's slug of.
+        raise ValidationError(
+            {"label": "Use some Latin letters or digits in the name, e.g. “Truncated x-axis”."}
+        )
     if slug == ManipulationType.NONE or ManipulationType.objects.filter(slug=slug).exists():
         existing = ManipulationType.objects.filter(slug=slug).first()
         raise ValidationError(
