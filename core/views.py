@@ -81,7 +81,11 @@ def locked_out(request, original_response=None, credentials=None):
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def tokens(request):
-    new_key = None
+    # A created key is handed to the page after a redirect, so that reloading the page
+    # that shows it does not post the form again (and create a second token); it is
+    # taken out of the session on that one showing.
+    new_key = request.session.pop(NEW_KEY_SESSION, None) if request.method == "GET" else None
+    name = ""
     if request.method == "POST":
         name = request.POST.get("name", "").strip()
         if not name:
@@ -90,12 +94,17 @@ def tokens(request):
             messages.error(request, "Token names are at most 100 characters.")
         else:
             issued = api_token_create(user=request.user, name=name)
-            new_key = issued.key
+            request.session[NEW_KEY_SESSION] = issued.key
             messages.success(
                 request, f"Token “{issued.token.name}” created. Copy it now: it is shown once."
             )
+            return redirect("tokens")
     token_list = ApiToken.objects.filter(user=request.user)
-    return render(request, "core/tokens.html", {"tokens": token_list, "new_key": new_key})
+    context = {"tokens": token_list, "new_key": new_key, "name": name}
+    return render(request, "core/tokens.html", context)
+
+
+NEW_KEY_SESSION = "chartroom:new-api-key"
 
 
 @researcher_required

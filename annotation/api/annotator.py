@@ -35,7 +35,9 @@ from annotation.services import (
     assignment_skip,
     assignment_submit,
     assignment_submit_next,
+    assignment_submit_repeat,
 )
+from annotation.services.queue import QueueError
 from core.permissions import IsAnnotator
 
 CONFLICT = OpenApiResponse(description="The lease expired, was released, or was already submitted.")
@@ -129,7 +131,9 @@ class SubmitView(ProjectLanguageMixin, APIView):
             201: SubmittedSerializer,
             200: OpenApiResponse(
                 SubmittedNextSerializer,
-                description="With `next`: a repeated submit with the same labels; nothing stored twice.",
+                description="A repeated submit with the same labels (a retry): the stored label "
+                "set, as the first answer gave it (with `next`, the next item too); nothing "
+                "stored twice.",
             ),
             404: NOT_YOURS,
             409: CONFLICT,
@@ -148,8 +152,17 @@ class SubmitView(ProjectLanguageMixin, APIView):
             "active_seconds": data.get("active_seconds"),
         }
         if not data["next"]:
-            label_set = assignment_submit(**arguments)
-            return Response(SubmittedSerializer(label_set).data, status=status.HTTP_201_CREATED)
+            try:
+                label_set, code = assignment_submit(**arguments), status.HTTP_201_CREATED
+            except QueueError:
+                # A retry of a submit that was stored answers as the first did, as with `next`.
+                label_set = assignment_submit_repeat(
+                    assignment_id=pk, annotator=request.user, labels=data["labels"]
+                )
+                if label_set is None:
+                    raise
+                code = status.HTTP_200_OK
+            return Response(SubmittedSerializer(label_set).data, status=code)
         started = time.perf_counter()
         submitted = assignment_submit_next(**arguments)
         body = submitted_next_body(submitted, request)

@@ -13,7 +13,11 @@ from annotation.services.projects import (
     project_update,
 )
 from annotation.services.queue import QueueError, assignment_next, leases_expire
-from annotation.services.queue_flow import Submitted, assignment_submit_next
+from annotation.services.queue_flow import (
+    Submitted,
+    assignment_submit_next,
+    assignment_submit_repeat,
+)
 from annotation.services.queue_moves import assignment_reassign, assignment_release
 from annotation.services.queue_work import (
     assignment_draft_save,
@@ -35,6 +39,7 @@ __all__ = [
     "assignment_skip",
     "assignment_submit",
     "assignment_submit_next",
+    "assignment_submit_repeat",
     "captions_import",
     "category_create",
     "category_delete",

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, LabelSet
 from annotation.services import project_update
+from core.tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,6 +81,19 @@ def test_submit_stores_the_label_set_once(lease, anna, client_for):
     assert second.status_code == 409
     assert "already submitted" in second.json()["detail"]
     assert list(LabelSet.objects.values_list("labels", flat=True)) == [LABELS]
+
+
+def test_a_retried_submit_answers_as_the_first_did_without_storing_twice(lease, anna, client_for):
+    client = client_for(anna)
+    url = f"/api/v1/annotator/assignments/{lease['id']}/submit/"
+    first = client.post(url, {"labels": LABELS, "active_seconds": 2}, format="json")
+    retry = client.post(url, {"labels": LABELS, "active_seconds": 2}, format="json")
+    assert (first.status_code, retry.status_code) == (201, 200)
+    assert retry.json() == first.json()
+    assert LabelSet.objects.count() == 1
+    # Another user's retry of the same request is nobody's business.
+    other = client_for(UserFactory(role="annotator")).post(url, {"labels": LABELS}, format="json")
+    assert other.status_code in (403, 404)
 
 
 def test_submit_with_an_unknown_category_is_400_and_stores_nothing(lease, anna, client_for):

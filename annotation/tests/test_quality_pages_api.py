@@ -65,6 +65,8 @@ def test_a_retry_too_soon_is_a_429(project, quality, members):
     api.post(f"{base}/items/1/answer/", {"labels": [[], []]}, format="json")
     too_soon = api.post(f"{base}/start/")
     assert too_soon.status_code == 429 and "again after" in too_soon.json()["detail"]
+    # When to come back, in seconds, as clients and proxies read it from a 429.
+    assert 0 < int(too_soon["Retry-After"]) <= (policy.retry_delay_minutes + 1) * 60
     RoundAttempt.objects.update(finished_at=timezone.now() - timedelta(hours=2))
     assert api.post(f"{base}/start/").json()["number"] == 2
 

@@ -64,6 +64,29 @@ def test_researchers_create_and_revoke_tokens_in_the_ui(client, researcher, pass
 
 
 @pytest.mark.django_db
+def test_a_created_token_is_shown_after_a_redirect_so_a_reload_creates_no_second(
+    client, researcher, password
+):
+    client.login(username=researcher.username, password=password)
+    created = client.post("/researcher/tokens/", {"name": "laptop"})
+    assert created.status_code == 302 and created["Location"] == "/researcher/tokens/"
+    shown = client.get("/researcher/tokens/")
+    assert shown.context["new_key"] and shown.context["new_key"].encode() in shown.content
+    client.get("/researcher/tokens/")  # the reload: a GET, which posts nothing
+    assert ApiToken.objects.filter(user=researcher).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_refused_token_name_stays_in_the_box(client, researcher, password):
+    client.login(username=researcher.username, password=password)
+    long_name = "n" * 101
+    page = client.post("/researcher/tokens/", {"name": long_name})
+    assert b"at most 100 characters" in page.content
+    assert f'value="{long_name}"'.encode() in page.content
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.django_db
 def test_an_empty_token_name_is_a_clear_message_not_an_error(client, researcher, password):
     client.login(username=researcher.username, password=password)
     page = client.post("/researcher/tokens/", {"name": "  "}, follow=True)

@@ -15,9 +15,13 @@ class QualityError(ServiceError, ValidationError):
     Still a ValidationError, so forms and callers that catch those keep working.
     """
 
-    def __init__(self, message: str, *, status: int = 409, code: str = "conflict"):
+    def __init__(
+        self, message: str, *, status: int = 409, code: str = "conflict", retry_after: int = 0
+    ):
         ValidationError.__init__(self, message, code=code)
         self.status, self.errors = status, {}
+        # Seconds until a 429's request may succeed: the API sends it as Retry-After.
+        self.retry_after = retry_after
 
 
 def policy_for(project: Project) -> QualityPolicy:

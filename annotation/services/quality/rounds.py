@@ -6,6 +6,7 @@ unseen items first, so a retry asks different captions when the pool is big enou
 
 from __future__ import annotations
 
+import math
 import random
 
 from django.db import transaction
@@ -114,6 +115,7 @@ def attempt_start(*, project: Project, annotator, position: int, now=None) -> Ro
                 _("You can try this round again after %(time)s UTC.")
                 % {"time": f"{allowed_at:%Y-%m-%d %H:%M}"},
                 status=429, code="too_early",
+                retry_after=max(1, math.ceil((allowed_at - now).total_seconds())),
             )  # fmt: skip
         pool = round_pool(round_)
         asked = draw_items(pool, round_size(round_, pool), [a.gold_ids for a in attempts], _rng)
