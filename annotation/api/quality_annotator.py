@@ -123,7 +123,7 @@ class RoundAnswerView(ProjectLanguageMixin, APIView):
 class RoundReviewView(APIView):
     permission_classes = [IsAnnotator]
 
-    @extend_schema(responses={200: ReviewSerializer, 403: OpenApiResponse(description="Review not offered or round not finished.")},
+    @extend_schema(responses={200: ReviewSerializer, 403: OpenApiResponse(description="Review not offered or round not finished."), 404: OpenApiResponse(description="No such round.")},
                    summary="The researchers' labels of a finished round, if the project shows them")  # fmt: skip
     def get(self, request, slug, position):
         project = _joined(request, slug)

@@ -143,6 +143,9 @@ def test_an_annotator_cannot_read_gold_through_the_api(project, make_items, memb
     policy.show_gold_after_round = True
     policy.save()
     assert api.get(f"/api/v1/annotator/projects/{project.slug}/rounds/1/review/").status_code == 403
+    # A round that does not exist is not found, as at its other addresses.
+    missing = api.get(f"/api/v1/annotator/projects/{project.slug}/rounds/99/review/")
+    assert missing.status_code == 404 and missing.json()["detail"] == "No such round."
 
 
 REVEAL = re.compile(r'mark-(missed|both|extra)|"kind":\s*"(missed|both|extra)"|"expected"|Why:')

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -134,9 +135,16 @@ class StudyResultsExportView(StudyResultsScoped, APIView):
 class StudyComparisonView(StudyResultsScoped, APIView):
     @extend_schema(
         summary="Kendall's tau between two of your studies' rankings of manipulation groups",
-        responses={200: StudyComparisonSerializer},
+        responses={
+            200: StudyComparisonSerializer,
+            400: OpenApiResponse(description="The same study twice."),
+        },
     )
     def get(self, request, slug, other):
         study = self.get_study()
         other_study = study_get(user=request.user, slug=other)  # 404 unless it is yours too
+        if other_study.pk == study.pk:
+            # A study against itself is a tau of 1 that says nothing: the pages offer only
+            # other studies (comparable_studies), and so does the API.
+            raise ValidationError({"other": ["Compare the study with another of your studies."]})
         return Response(study_comparison(study, other_study))

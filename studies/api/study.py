@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Count
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -198,7 +197,10 @@ class StudyPairsView(StudyScoped, APIView):
         data = serializer.validated_data
         chart_set = ChartSet.objects.visible_to(request.user).filter(slug=data["chart_set"]).first()
         if chart_set is None:
-            raise Http404
+            # The study is there; the body names a set it cannot use: the body's field is wrong.
+            raise ValidationError(
+                {"chart_set": [f"No chart set “{data['chart_set']}” in your library."]}
+            )
         if data["all"]:
             ids = complete_pair_ids(chart_set)
         else:

@@ -94,6 +94,8 @@ def test_the_page_and_api_compare_only_the_researchers_own_studies(
     assert (
         api.get(f"/api/v1/studies/{here.slug}/results/compare/{foreign.slug}/").status_code == 404
     )
+    itself = api.get(f"/api/v1/studies/{here.slug}/results/compare/{here.slug}/")
+    assert itself.status_code == 400 and "another of your studies" in itself.json()["detail"]
     api.force_authenticate(other_researcher)
     assert api.get(f"/api/v1/studies/{here.slug}/results/compare/{there.slug}/").status_code == 404
 

@@ -54,6 +54,10 @@ def test_pairs_checks_and_status_are_set_over_the_api(researcher_api, researcher
         "chart pair" in e for e in refused.json()["errors"]["status"]
     )
 
+    unknown = researcher_api.put(
+        "/api/v1/studies/api-study/pairs/", {"chart_set": "no-such-set", "all": True}, format="json"
+    )
+    assert unknown.status_code == 400 and "no-such-set" in unknown.json()["errors"]["chart_set"][0]
     pairs = researcher_api.put(
         "/api/v1/studies/api-study/pairs/",
         {"chart_set": chart_set.slug, "all": True},

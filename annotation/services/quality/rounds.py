@@ -234,6 +234,9 @@ def attempt_review(*, project: Project, annotator, position: int) -> tuple:
     """The gold labels of the latest finished attempt, only when the review rule allows it."""
     policy = policy_for(project)
     attempt = latest_finished(project=project, annotator=annotator, position=position)
+    if attempt is None and not project.rounds.filter(position=position).exists():
+        # No round there at all: not found, as the round's other addresses answer.
+        raise QualityError(_("No such round."), status=404, code="not_found")
     qualification = attempt.qualification if attempt is not None else None
     opened, reason = review_state(
         policy=policy,
