@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -83,6 +85,16 @@ QUERY_PARAMETERS = [
     OpenApiParameter("labels", str, enum=list(LABEL_SOURCES), description="Which labels."),
     OpenApiParameter("include_excluded", bool, description="Count every label set."),
 ]
+# The file endpoints' type is the resource's own (the path says which table or export):
+# DRF's ?format= would choose a renderer the view never uses, or 404 an unknown one, and
+# the schema would offer it as a choice that changes nothing.
+FILE_PARAMETERS = [*QUERY_PARAMETERS, OpenApiParameter("format", exclude=True)]
+
+
+class FileNegotiation(DefaultContentNegotiation):
+    """Content negotiation by the Accept header alone (no ``?format=`` override)."""
+
+    settings = SimpleNamespace(URL_FORMAT_OVERRIDE=None)
 
 
 class ReportView(APIView):
@@ -165,9 +177,10 @@ class ReportSettingsView(APIView):
 class ReportFigureView(APIView):
     permission_classes = [IsResearcher]
     renderer_classes = [JSONRenderer, SVGRenderer]
+    content_negotiation_class = FileNegotiation
 
     @extend_schema(
-        parameters=QUERY_PARAMETERS,
+        parameters=FILE_PARAMETERS,
         responses={(200, "image/svg+xml"): OpenApiTypes.STR, 404: OpenApiResponse()},
         summary="Figure 1 of the stored report: error types per model, as SVG",
     )
@@ -190,9 +203,10 @@ class ReportFigureView(APIView):
 class ReportTableView(APIView):
     permission_classes = [IsResearcher]
     renderer_classes = [JSONRenderer, CSVRenderer]
+    content_negotiation_class = FileNegotiation
 
     @extend_schema(
-        parameters=QUERY_PARAMETERS,
+        parameters=FILE_PARAMETERS,
         responses={(200, "text/csv"): OpenApiTypes.STR, 404: OpenApiResponse()},
         summary=f"One table of the stored report as CSV ({', '.join(TABLES)})",
     )
@@ -218,10 +232,11 @@ class ReportTableView(APIView):
 class ExportView(APIView):
     permission_classes = [IsResearcher]
     renderer_classes = [JSONRenderer, DownloadRenderer]
+    content_negotiation_class = FileNegotiation
 
     @extend_schema(
         parameters=[
-            *QUERY_PARAMETERS,
+            *FILE_PARAMETERS,
             OpenApiParameter(
                 "method", str, enum=list(METHODS), description="Aggregation method (see above)."
             ),

@@ -95,6 +95,16 @@ def test_figure_and_tables_come_from_the_stored_report(
     assert table.content.decode().splitlines()[0].startswith("split,captions,")
     unknown = researcher_api.get(f"{base(project)}/report/tables/nope/")
     assert unknown.status_code == 404 and "factuality" in unknown.json()["detail"]
+    # ?format= is not theirs: the file is the same whatever it says, and it is not offered.
+    for value in ("json", "png"):
+        same = researcher_api.get(f"{base(project)}/report/tables/factuality/?format={value}")
+        assert same.status_code == 200 and same.content == table.content
+        svg = researcher_api.get(f"{base(project)}/report/figure/?format={value}")
+        assert svg.status_code == 200 and svg.content == figure.content
+    schema = researcher_api.get("/api/schema/?format=json").json()["paths"]
+    for path in ("report/figure/", "report/tables/{name}/", "exports/{fmt}/"):
+        operation = schema[f"/api/v1/projects/{{slug}}/{path}"]["get"]
+        assert "format" not in [p["name"] for p in operation.get("parameters", [])], path
 
 
 @pytest.mark.parametrize(
