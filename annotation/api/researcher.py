@@ -165,6 +165,7 @@ class ImportListCreateView(generics.ListAPIView):
 class ItemListView(generics.ListAPIView):
     """Per-item progress, with reference labels (researchers only)."""
 
+    query_parameters = ("split", "status")  # read by ItemQuerySerializer
     permission_classes = [IsResearcher]
     serializer_class = ItemSerializer
 

@@ -1,6 +1,8 @@
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
+from core.api.input import NOT_INPUT, RefusedKeys
+
 
 def _positive(value: str) -> int | None:
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
@@ -19,6 +21,7 @@ class Pagination(PageNumberPagination):
     max_page_size = 500
 
     def paginate_queryset(self, queryset, request, view=None):
+        self.refuse_unknown(request, view)
         errors = {}
         page = request.query_params.get(self.page_query_param)
         if page is not None and page not in self.last_page_strings and _positive(page) is None:
@@ -39,3 +42,20 @@ class Pagination(PageNumberPagination):
                 1, self.django_paginator_class(queryset, self.get_page_size(request)).num_pages
             )
             raise NotFound(f"There is no page {page}: the last page is {last}.") from None
+
+    def refuse_unknown(self, request, view) -> None:
+        """A query parameter the list does not read is a 400 that names it.
+
+        Without it ``/studies/?state=live`` (a typo, or a filter the list does not have)
+        answered every study, and the client believed it had filtered. A list view that
+        reads parameters of its own names them in ``query_parameters``.
+        """
+        takes = [self.page_query_param, self.page_size_query_param]
+        takes += list(getattr(view, "query_parameters", ()))
+        unknown = [key for key in request.query_params if key not in takes and key not in NOT_INPUT]
+        if unknown:
+            summary = (
+                f"Unknown query parameters: {', '.join(unknown)}. This list takes: "
+                f"{', '.join(takes)}."
+            )
+            raise RefusedKeys({key: ["Unknown query parameter."] for key in unknown}, summary)

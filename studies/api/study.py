@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -69,9 +69,29 @@ class StudyListCreateView(generics.ListCreateAPIView):
 
     permission_classes = [IsResearcher]
     serializer_class = StudySerializer
+    query_parameters = ("status",)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "status", str, enum=list(Study.Status.values), description="Only studies in it."
+            )
+        ]
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        return _studies(self.request.user)
+        studies = _studies(self.request.user)
+        wanted = self.request.query_params.get("status") if self.request.method == "GET" else None
+        if wanted is None:
+            return studies
+        if wanted not in Study.Status.values:
+            choices = ", ".join(Study.Status.values)
+            raise ValidationError(
+                {"status": [f"“{wanted[:40]}” is not a status: choose one of {choices}."]}
+            )
+        return studies.filter(status=wanted)
 
     @transaction.atomic
     def perform_create(self, serializer):
