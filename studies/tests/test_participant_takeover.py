@@ -271,3 +271,18 @@ def test_a_completed_session_cannot_be_released(study, researcher_api):
     session.refresh_from_db()
     assert session.status == "completed"
     assert not AuditEntry.objects.filter(action="study.session_release").exists()
+
+
+def test_a_withdrawal_stays_on_record_and_its_id_is_not_released(study, researcher_api):
+    client = APIClient()
+    token = _api_start(client, study).json()["token"]
+    client.post(f"{API}/sessions/{token}/begin/")
+    assert client.post(f"{API}/sessions/{token}/withdraw/").status_code == 200
+    session = ParticipantSession.objects.get(token=token)
+    url = f"/api/v1/studies/{study.slug}/sessions/{session.pk}/release/"
+    refused = researcher_api.post(url, {"reason": "asked to come back"}, format="json")
+    assert refused.status_code == 400
+    assert "withdrew" in json.dumps(refused.json()["errors"])
+    session.refresh_from_db()
+    assert session.status == "withdrawn" and session.withdrawn_at is not None
+    assert not AuditEntry.objects.filter(action="study.session_release").exists()

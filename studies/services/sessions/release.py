@@ -1,7 +1,8 @@
 """Letting a platform id start a study again, when its participant is stuck.
 
 A participant who lost the browser they started in cannot resume (their platform
-id alone proves nothing), so the researcher releases the id: the old session is
+id alone proves nothing), so the researcher releases the id (of a session in progress or
+timed out; never of one completed or withdrawn): the old session is
 kept, marked abandoned, with whatever it recorded, and the next start with that
 id begins a new session. Every release is written to the audit log.
 """
@@ -18,8 +19,10 @@ from studies.models import ParticipantSession, Study
 Status = ParticipantSession.Status
 
 # A completed session is the participant's data: releasing it would let the same
-# person take the study twice. Declined and preview sessions hold no platform id.
-RELEASABLE = (Status.IN_PROGRESS, Status.TIMED_OUT, Status.WITHDRAWN)
+# person take the study twice. A withdrawal is the participant's decision, kept on record
+# (the session's status is what the monitor, exports and exclusions read): releasing it
+# would turn it into "abandoned". Declined and preview sessions hold no platform id.
+RELEASABLE = (Status.IN_PROGRESS, Status.TIMED_OUT)
 
 
 def session_release_problem(session: ParticipantSession) -> str | None:
@@ -31,6 +34,11 @@ def session_release_problem(session: ParticipantSession) -> str | None:
     if session.status == Status.COMPLETED:
         return (
             "This participant completed the study. Releasing the id would let them take it twice."
+        )
+    if session.status == Status.WITHDRAWN:
+        return (
+            "This participant withdrew from the study. The withdrawal stays on record, so "
+            "the id cannot be released."
         )
     if session.status not in RELEASABLE:
         return "This session cannot be released."
