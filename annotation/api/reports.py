@@ -166,11 +166,13 @@ class ReportSettingsView(APIView):
     )
     def patch(self, request, slug):
         project = _project(request, slug)
-        form = TieRuleSerializer(data=request.data)
+        # A PATCH changes what it sends: an empty one changes nothing (and says so).
+        form = TieRuleSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
-        project = project_tie_rule_set(
-            project=project, tie_rule=form.validated_data["tie_rule"], actor=request.user
-        )
+        if "tie_rule" in form.validated_data:
+            project = project_tie_rule_set(
+                project=project, tie_rule=form.validated_data["tie_rule"], actor=request.user
+            )
         return Response({"tie_rule": project.tie_rule})
 
 

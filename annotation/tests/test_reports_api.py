@@ -79,6 +79,11 @@ def test_the_tie_rule_is_read_and_changed(researcher_api, project):
     assert project.tie_rule == "positive"
     bad = researcher_api.patch(url, {"tie_rule": "maybe"}, format="json")
     assert bad.status_code == 400 and "tie_rule" in bad.json()["errors"]
+    # A PATCH changes what it sends: nothing sent, nothing changed; an unknown key refused.
+    empty = researcher_api.patch(url, {}, format="json")
+    assert empty.status_code == 200 and empty.json() == {"tie_rule": "positive"}
+    unknown = researcher_api.patch(url, {"tie": "negative"}, format="json")
+    assert unknown.status_code == 400 and "tie" in unknown.json()["errors"]
 
 
 def test_figure_and_tables_come_from_the_stored_report(

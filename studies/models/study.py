@@ -215,7 +215,8 @@ class Study(models.Model):
     )
     min_seconds_per_trial = models.FloatField(
         default=0,
-        validators=[MinValueValidator(0)],
+        # At most 10 minutes, as min_trial_ms: a bigger median excludes everyone.
+        validators=[MinValueValidator(0), MaxValueValidator(600)],
         help_text="Exclude participants whose median time per chart is below this (0: off).",
     )
     min_trial_ms = models.PositiveIntegerField(

@@ -169,3 +169,13 @@ def test_pairs_with_both_a_list_and_all_are_refused(researcher_api, researcher):
         "Send either questions or all=true, not both."
     ]
     assert study.study_pairs.count() == 0
+
+
+def test_a_minimum_median_time_beyond_ten_minutes_is_refused(researcher_api, researcher):
+    study = make_study(researcher, pairs=2, status="draft")
+    url = f"/api/v1/studies/{study.slug}/"
+    for value in (1e308, 601):
+        refused = researcher_api.patch(url, {"min_seconds_per_trial": value}, format="json")
+        assert refused.status_code == 400 and "min_seconds_per_trial" in refused.json()["errors"]
+    ok = researcher_api.patch(url, {"min_seconds_per_trial": 600}, format="json")
+    assert ok.status_code == 200 and ok.json()["min_seconds_per_trial"] == 600
