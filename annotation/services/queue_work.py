@@ -236,7 +236,11 @@ def assignment_skip(*, assignment_id: int, annotator: User, reason: str) -> Assi
     now = timezone.now()
     with transaction.atomic():
         assignment = _locked_own(assignment_id, annotator, now)
-        if assignment.state in (State.SUBMITTED, State.SKIPPED):
+        if assignment.state == State.SKIPPED:
+            if reason == assignment.skip_reason:
+                return assignment  # a retry after a lost answer: skipped once
+            raise QueueError(_("You already skipped this item; your first reason is kept."))
+        if assignment.state == State.SUBMITTED:
             raise QueueError(_ended_message(assignment))
         assignment.state = State.SKIPPED
         assignment.skip_reason = reason

@@ -208,8 +208,11 @@ def test_skip_needs_a_reason_and_then_ends_the_lease(lease, anna, client_for):
     assert client.post(url, {"reason": ""}, format="json").status_code == 400
     response = client.post(url, {"reason": "The image is broken"}, format="json")
     assert response.status_code == 200 and response.json()["state"] == "skipped"
+    retry = client.post(url, {"reason": "The image is broken"}, format="json")
+    assert retry.status_code == 200 and retry.json()["state"] == "skipped"
     again = client.post(url, {"reason": "twice"}, format="json")
-    assert again.status_code == 409
+    assert again.status_code == 409 and "already skipped" in again.json()["detail"]
+    assert Assignment.objects.get(pk=lease["id"]).skip_reason == "The image is broken"
 
 
 def test_progress_reports_done_assigned_and_estimated_pay(lease, anna, client_for, project):
