@@ -77,7 +77,13 @@ def test_adaptive_overlap_and_dawid_skene_from_settings_to_exports(
     page.locator('input[name="overlap_k_min"]').fill("4")
     page.locator('input[name="overlap_k_max"]').fill("3")
     page.get_by_role("button", name="Save settings").click()
-    expect(page.get_by_text("k_max must be at least k_min (4)")).to_be_visible()
+    # Said beside the field and in the summary the page opens with, focused.
+    expect(page.locator("#id_overlap_k_max_error")).to_contain_text(
+        "k_max must be at least k_min (4)"
+    )
+    summary = page.locator("[data-error-summary]")
+    expect(summary).to_be_focused()
+    expect(summary).to_contain_text("k_max must be at least k_min (4)")
     assert Project.objects.get(pk=project.pk).overlap_policy == "fixed"
 
     switch_settings(page, live_server, project)
