@@ -119,12 +119,11 @@ def _store_and_lease(assignment, annotator, labels, active_seconds, now) -> Subm
     return Submitted(label_set, lease, None, categories)
 
 
-def _repeated(assignment: Assignment, labels) -> LabelSet | None:
+def _repeated(assignment: Assignment, labels, categories) -> LabelSet | None:
     """The stored label set when ``labels`` are what the submitted assignment stored."""
     label_set = LabelSet.objects.filter(assignment=assignment).first()
     if assignment.state != State.SUBMITTED or label_set is None:
         return None
-    categories = work_categories(assignment.project)
     cleaned = assignment.item.labels_clean(labels, [c.key for c in categories])
     return label_set if cleaned == label_set.labels else None
 
@@ -137,15 +136,17 @@ def assignment_submit_repeat(*, assignment_id: int, annotator: User, labels) -> 
         .filter(pk=assignment_id, annotator=annotator)
         .first()
     )
-    return _repeated(assignment, labels) if assignment is not None else None
+    if assignment is None:
+        return None
+    return _repeated(assignment, labels, work_categories(assignment.project))
 
 
 def _replay(assignment: Assignment, annotator: User, labels) -> Submitted:
     """The answer to a submit of an assignment that is no longer leased."""
-    label_set = _repeated(assignment, labels)
+    categories = work_categories(assignment.project)
+    label_set = _repeated(assignment, labels, categories)
     if label_set is None:
         raise QueueError(_ended_message(assignment))
-    categories = work_categories(assignment.project)
     try:
         lease = assignment_next(project=assignment.project, annotator=annotator)
     except QueueError as exc:
