@@ -59,3 +59,11 @@ class Pagination(PageNumberPagination):
                 f"{', '.join(takes)}."
             )
             raise RefusedKeys({key: ["Unknown query parameter."] for key in unknown}, summary)
+        # Each parameter a list reads holds one value: ``?status=open&status=complete``
+        # answered the last one only, and the client believed it had both.
+        repeated = {key: len(request.query_params.getlist(key)) for key in request.query_params}
+        repeated = {key: n for key, n in repeated.items() if n > 1 and key not in NOT_INPUT}
+        if repeated:
+            errors = {key: [f"Give it once, not {n} times."] for key, n in repeated.items()}
+            summary = f"Each query parameter takes one value: {', '.join(repeated)} repeated."
+            raise RefusedKeys(errors, summary)

@@ -30,3 +30,16 @@ def test_studies_filter_by_status(researcher_api, researcher):
     assert wrong.status_code == 400 and "draft" in wrong.json()["errors"]["status"][0]
     # A list that reads its own parameters declares them.
     assert researcher_api.get("/api/v1/studies/", {"status": "draft", "page": 1}).status_code == 200
+
+
+def test_a_repeated_query_parameter_is_a_400_not_its_last_value(researcher_api, researcher):
+    make_study(researcher, pairs=2, status="draft")
+    make_study(researcher, pairs=2, status="live")
+    refused = researcher_api.get("/api/v1/studies/?status=draft&status=live")
+    assert refused.status_code == 400
+    body = refused.json()
+    assert body["errors"] == {"status": ["Give it once, not 2 times."]}
+    assert "status repeated" in body["detail"]
+    paged = researcher_api.get("/api/v1/studies/?page=1&page=2")
+    assert paged.status_code == 400 and "page" in paged.json()["errors"]
+    assert researcher_api.get("/api/v1/studies/?status=live").json()["count"] == 1
