@@ -5,7 +5,9 @@ of --pairs chart pairs as bench_participants.py builds it) with production setti
 off), so the figure is the web process's own CPU without gunicorn or a load generator
 sharing the cores. Per answer, as static/js/trial_flow.js does: one JSON POST whose reply
 carries the next trial, then the GET of the chart after it (fetched ahead). With
---profile it prints the top functions by cumulative time.
+--profile it prints the top functions by cumulative time; with --split, the CPU of one
+answer by stage (middleware and handler, DRF, input check, locked read, write, next
+trial's payload, rendering), measured by timing those functions themselves.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/chartroom_NAME \
         python bench/profile_participant_request.py --sessions 20 [--profile]
@@ -35,6 +37,9 @@ def parse_args():
     parser.add_argument("--profile", action="store_true", help="print the cProfile top 50")
     parser.add_argument("--sort", default="cumulative", help="pstats sort key (cumulative)")
     parser.add_argument("--no-charts", action="store_true", help="answers only, no chart GETs")
+    parser.add_argument(
+        "--split", action="store_true", help="the CPU of one answer by stage (no chart GETs)"
+    )
     return parser.parse_args()
 
 
@@ -51,9 +56,13 @@ def start(client, slug: str, n: int) -> tuple[str, dict]:
     return token, response.json()
 
 
-def one_session(client, slug: str, n: int, charts: bool) -> tuple[int, float, float]:
+def one_session(client, slug: str, n: int, charts: bool, stages=None) -> tuple[int, float, float]:
     """Answers one session through; (answers, CPU seconds, wall seconds) of the answering."""
+    if stages:
+        stages.counting = False  # the start is not an answer
     token, trial = start(client, slug, n)
+    if stages:
+        stages.counting = True
     done = 0
     cpu, wall = time.process_time(), time.perf_counter()
     while trial is not None:
@@ -88,24 +97,35 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     study = create_study(args.pairs)
     client = Client()
+    stages = None
     try:
         one_session(client, study.slug, 0, not args.no_charts)  # warm up
+        if args.split:
+            from bench.answer_stages import AnswerStages
+
+            args.no_charts = True
+            stages = AnswerStages()
+            stages.install()
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
         total, cpu, wall = 0, 0.0, 0.0
         for n in range(1, args.sessions + 1):
-            done, c, w = one_session(client, study.slug, n, not args.no_charts)
+            done, c, w = one_session(client, study.slug, n, not args.no_charts, stages)
             total, cpu, wall = total + done, cpu + c, wall + w
         if profiler:
             profiler.disable()
     finally:
+        if stages:
+            stages.uninstall()
         delete_study(study)
     what = "answers" if args.no_charts else "answers (each with its chart fetched ahead)"
     print(f"{total} {what}: {cpu / total * 1000:.2f} ms CPU, {wall / total * 1000:.2f} ms wall "
           "per answer" + (" (under cProfile)" if profiler else ""))  # fmt: skip
     if profiler:
         pstats.Stats(profiler).sort_stats(args.sort).print_stats(50)
+    if stages:
+        stages.print_split(total, cpu)
     return 0
 
 

@@ -72,3 +72,19 @@ def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_databas
     assert "OK   stored 24 label sets, submitted 24 (equal)" in output
     assert "exactly k=2: 12/12, over k: 0" in output
     assert "Throughput:" in output
+
+
+def test_the_answer_split_reaches_every_stage_and_adds_up(bench_database):
+    output = run_bench(
+        "profile_participant_request.py", bench_database, "--sessions", "2", "--pairs", "2",
+        "--split",
+    )  # fmt: skip
+    lines = output[output.index("CPU per answer by stage") :].splitlines()[1:]
+    stages = {line.rsplit(None, 1)[0].strip(): float(line.rsplit(None, 1)[1]) for line in lines}
+    assert len(stages) == 13, output
+    # Each timed function was reached on the answer path, and nothing is counted twice:
+    # what a stage spent outside its timed parts is never negative.
+    assert all(value > 0 for value in stages.values()), output
+    parts = ("middleware, handler, test client", "rendering the JSON reply",
+             "the view (DRF's dispatch and post)")  # fmt: skip
+    assert abs(sum(stages[p] for p in parts) - stages["whole answer request"]) < 0.01
