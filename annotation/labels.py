@@ -14,7 +14,7 @@ class LabelProblem(ValueError):
 
 
 def clean_labels(labels, *, sentences: int, keys: Collection[str]) -> list[list[str]]:
-    """Check ``labels`` and return them with each sentence's keys de-duplicated, in category order.
+    """Check ``labels`` and return them with each sentence's keys in category order.
 
     ``keys`` are the project's category keys in display order. Raises
     :class:`LabelProblem` with a message that names the sentence and the value.
@@ -36,5 +36,13 @@ def clean_labels(labels, *, sentences: int, keys: Collection[str]) -> list[list[
                 raise LabelProblem(
                     f"Sentence {index}: unknown category {value!r}; use one of {', '.join(keys)}."
                 )
-        cleaned.append(sorted(set(sentence_labels), key=order.__getitem__))
+        repeated = sorted({v for v in sentence_labels if sentence_labels.count(v) > 1})
+        if repeated:
+            # A set of categories: a repeat would be dropped, and input is never dropped
+            # without a word (a client that sends one may believe it counts twice).
+            raise LabelProblem(
+                f"Sentence {index}: {', '.join(repeated)} given more than once; give each "
+                "category once."
+            )
+        cleaned.append(sorted(sentence_labels, key=order.__getitem__))
     return cleaned

@@ -16,9 +16,9 @@ from rest_framework.views import APIView
 from annotation.api.annotator_serializers import (
     AnnotatorProgressSerializer,
     AssignmentStateSerializer,
+    DraftInputSerializer,
     DraftSavedSerializer,
     JoinedProjectSerializer,
-    LabelsInputSerializer,
     SkipSerializer,
     SubmitInputSerializer,
     SubmittedNextSerializer,
@@ -106,17 +106,17 @@ class DraftView(ProjectLanguageMixin, APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(
-        request=LabelsInputSerializer,
+        request=DraftInputSerializer,
         responses={200: DraftSavedSerializer, 404: NOT_YOURS, 409: CONFLICT},
         summary="Save your labels so far (a reload restores them)",
     )
     def put(self, request, pk):
-        form = LabelsInputSerializer(data=request.data)
+        form = DraftInputSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         assignment = assignment_draft_save(
             assignment_id=pk,
             annotator=request.user,
-            labels=form.validated_data["labels"],
+            labels=form.validated_data.get("labels"),
             active_seconds=form.validated_data.get("active_seconds"),
         )
         return Response(DraftSavedSerializer(assignment).data)

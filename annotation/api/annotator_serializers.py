@@ -5,7 +5,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotation.api.serializers import ASSIGNMENT_STATES, LabelsField, image_src
+from annotation.api.serializers import ASSIGNMENT_STATES, LabelsField, image_src, labels_field
 from annotation.models import Assignment, Category, LabelSet, Project
 from core.api.input import InputSerializer
 
@@ -88,6 +88,25 @@ class LabelsInputSerializer(InputSerializer):
     active_seconds = serializers.FloatField(
         required=False, min_value=0, help_text="Active time on the item so far, in seconds."
     )
+
+
+class DraftInputSerializer(InputSerializer):
+    labels = labels_field(
+        required=False,
+        help_text="One list of category keys per sentence. Leave it out to record only "
+        "`active_seconds` and keep the saved labels: a page whose labels nobody changed "
+        "(a second tab) then never overwrites the draft another tab saved.",
+    )
+    active_seconds = serializers.FloatField(
+        required=False, min_value=0, help_text="Active time on the item so far, in seconds."
+    )
+
+    def validate(self, attrs):
+        if "labels" not in attrs and "active_seconds" not in attrs:
+            raise serializers.ValidationError(
+                {"labels": ["Give the labels, active_seconds, or both."]}
+            )
+        return attrs
 
 
 class SubmitInputSerializer(LabelsInputSerializer):

@@ -9,11 +9,20 @@ from annotation.models import Item
 
 ASSIGNMENT_STATES = "leased, submitted, skipped, expired or released"
 
-LabelsField = serializers.ListField(
-    child=serializers.ListField(child=serializers.CharField(max_length=40), allow_empty=True),
-    allow_empty=True,
-    help_text="One list of category keys per sentence; an empty list means no error.",
-)
+
+def labels_field(**kwargs) -> serializers.ListField:
+    """One list of category keys per sentence (a new field each call: DRF binds fields)."""
+    kwargs.setdefault(
+        "help_text", "One list of category keys per sentence; an empty list means no error."
+    )
+    return serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField(max_length=40), allow_empty=True),
+        allow_empty=True,
+        **kwargs,
+    )
+
+
+LabelsField = labels_field()
 
 
 def image_src(item: Item, request) -> str:

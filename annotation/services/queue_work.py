@@ -160,16 +160,22 @@ def _take_back(assignment: Assignment, now, *, draft: bool) -> bool:
 def assignment_draft_save(
     *, assignment_id: int, annotator: User, labels, active_seconds=None
 ) -> Assignment:
-    """Keep the labels the annotator has so far, so a reload or another device resumes them."""
+    """Keep the labels the annotator has so far, so a reload or another device resumes them.
+
+    ``labels=None`` records only the active time and keeps the saved labels.
+    """
     now = timezone.now()
     with transaction.atomic():
         assignment = _locked_own(assignment_id, annotator, now)
         if _still_leased(assignment, now, draft=True):
-            keys = assignment.project.category_keys()
-            assignment.draft = assignment.item.labels_clean(labels, keys)
             assignment.active_seconds = _active(assignment, active_seconds, now)
-            assignment.draft_saved_at = now
-            assignment.save(update_fields=["draft", "active_seconds", "draft_saved_at"])
+            fields = ["active_seconds"]
+            if labels is not None:
+                keys = assignment.project.category_keys()
+                assignment.draft = assignment.item.labels_clean(labels, keys)
+                assignment.draft_saved_at = now
+                fields += ["draft", "draft_saved_at"]
+            assignment.save(update_fields=fields)
             return assignment
     raise QueueError(_ended_message(assignment))
 

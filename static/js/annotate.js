@@ -77,7 +77,40 @@
     const pressed = button.getAttribute("aria-pressed") === "true";
     button.setAttribute("aria-pressed", pressed ? "false" : "true");
     dirty = true;
+    unsaved.remember(labels());
     scheduleSave();
+  }
+
+  // ---- labels not yet confirmed by the server, kept in the browser ----
+  // A reload right after a toggle can be answered before the save sent as the page
+  // unloads arrives, and would show the draft before it. The labels are written to
+  // localStorage at each change (synchronously, so they survive the reload) and
+  // forgotten once the server confirms a save of them; a page that finds them for its
+  // own draft shows them and saves them.
+  const unsaved = {
+    key: () => "chartroom:unsaved-draft:" + state.urls.draft,
+    remember(marks) {
+      try { localStorage.setItem(this.key(), JSON.stringify(marks)); } catch (e) { /* private mode */ }
+    },
+    recall() {
+      try { return JSON.parse(localStorage.getItem(this.key()) || "null"); } catch (e) { return null; }
+    },
+    forget(ifSaved) {
+      if (ifSaved && JSON.stringify(this.recall()) !== JSON.stringify(ifSaved)) return;
+      try { localStorage.removeItem(this.key()); } catch (e) { /* private mode */ }
+    },
+  };
+  function restoreUnsaved() {
+    const marks = unsaved.recall();
+    const shape = Array.isArray(marks) && marks.length === rows.length && marks.every(Array.isArray);
+    if (!shape) { unsaved.forget(); return; }
+    if (JSON.stringify(marks) === JSON.stringify(labels())) { unsaved.forget(); return; }
+    rows.forEach((row, n) => row.querySelectorAll(".toggle").forEach((button) => {
+      button.setAttribute("aria-pressed", marks[n].includes(button.dataset.key) ? "true" : "false");
+    }));
+    dirty = true;
+    setStatus(say("draftRestored"));
+    saveNow();
   }
 
   // ---- current sentence and focus (roving tabindex) ----
@@ -149,16 +182,23 @@
     clearTimeout(saveTimer);
     if (finished) return;
     const seconds = activeSeconds();
-    if (!dirty && Math.abs(activeMs - savedActiveMs) < 1000) return;
-    if (saving && !options.keepalive) { await saving; if (!dirty) return; }
-    const sentLabels = labels();
+    // A round's drafts keep labels only; on an item, active time is saved on its own.
+    const worthSaving = () =>
+      dirty || (state.assignment !== null && Math.abs(activeMs - savedActiveMs) >= 1000);
+    if (!worthSaving()) return;
+    if (saving && !options.keepalive) { await saving; if (!worthSaving()) return; }
+    // Labels are sent only when they changed on this page: a page nobody touched (a
+    // second tab) must not put its older labels over a draft saved since.
+    const sentLabels = dirty ? labels() : null;
     dirty = false;
-    const request = send(state.urls.draft, "PUT", { labels: sentLabels, active_seconds: seconds }, options);
+    const body = sentLabels ? { labels: sentLabels, active_seconds: seconds } : { active_seconds: seconds };
+    const request = send(state.urls.draft, "PUT", body, options);
     saving = request;
     try {
       const result = await request;
       if (result.ok) {
         savedActiveMs = seconds * 1000;
+        if (sentLabels) unsaved.forget(sentLabels);
         // A draft saved after the item's time ran out gives the item back its time.
         if (result.data.expires_at) { expires = new Date(result.data.expires_at).getTime(); showLease(); }
         const at = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -167,12 +207,12 @@
       } else if (result.status === 409 || result.status === 404) {
         endWith(problem(result));
       } else {
-        dirty = true;
+        dirty = dirty || Boolean(sentLabels);
         setStatus(say("notSaved"));
         showError(problem(result));
       }
     } catch (e) {
-      dirty = true;
+      dirty = dirty || Boolean(sentLabels);
       setStatus(say("offline"));
       saveTimer = setTimeout(() => saveNow(), 5000);
     } finally {
@@ -222,6 +262,7 @@
     setStatus(say("submitting"));
     try {
       const result = await send(state.urls.submit, "POST", { labels: labels(), active_seconds: activeSeconds() });
+      if (result.ok) unsaved.forget();
       if (result.ok && result.data.rows) {
         advance(result.data);
         return;
@@ -451,4 +492,5 @@
   settle();
   setCurrent(0);
   rows[0].focus({ preventScroll: true });
+  restoreUnsaved();
 })();
