@@ -254,3 +254,41 @@ def test_the_minimum_median_rule_decides_as_with_every_sessions_median(study):
     assert all(medians[sid] == exact[sid].median_chart_seconds for sid in medians)
     if connection.vendor == "postgresql":  # elsewhere every median is taken
         assert sessions[3].pk not in medians and sessions[0].pk in medians
+
+
+@pytest.mark.parametrize("status", ["withdrawn", "abandoned"])
+def test_a_withdrawn_or_abandoned_session_cannot_be_included(study, researcher, status):
+    session = _sessions(study)[0]
+    ParticipantSession.objects.filter(pk=session.pk).update(status=status)
+    with pytest.raises(ValidationError) as refused:
+        exclusion_override_set(
+            study=study, session_id=session.pk, decision="include", reason="r", user=researcher
+        )
+    message = refused.value.message_dict["decision"][0]
+    assert ("withdrew" if status == "withdrawn" else "count them twice") in message
+    assert not AuditEntry.objects.filter(action="study.exclusion_override").exists()
+    # An include stored before the rule (or written around it) does not count either.
+    from studies.models import ExclusionOverride
+
+    ExclusionOverride.objects.create(
+        session=session, decision="include", reason="old", decided_by=researcher
+    )
+    decision = _decision(study, session)
+    assert not decision.included and decision.main_reason == status
+    assert study_exclusion(study).funnel()["included"] == 7
+    # Excluding it stays possible (it changes nothing, but is not an error).
+    exclusion_override_set(
+        study=study, session_id=session.pk, decision="exclude", reason="r", user=researcher
+    )
+
+
+def test_the_api_refuses_including_a_withdrawn_session_with_its_reason(study, researcher_api):
+    session = _sessions(study)[0]
+    ParticipantSession.objects.filter(pk=session.pk).update(status="withdrawn")
+    refused = researcher_api.post(
+        f"/api/v1/studies/{study.slug}/results/participants/{session.pk}/decision/",
+        {"decision": "include", "reason": "r"},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert "never included" in refused.json()["errors"]["decision"][0]

@@ -106,12 +106,34 @@ def study_exclusion(study: Study) -> Exclusion:
         reasons = exclusion_rules.rule_reasons(study, facts.rule_facts)
         included = not reasons
         overridden = False
-        # A test session never counts, and an unfinished one has no data to analyse yet.
-        if facts.override and not facts.is_test and facts.status != Status.IN_PROGRESS:
+        # A test session never counts, and an unfinished one has no data to analyse yet;
+        # an include cannot bring back a withdrawn or abandoned one (NEVER_INCLUDED).
+        if (
+            facts.override
+            and not facts.is_test
+            and facts.status != Status.IN_PROGRESS
+            and not (
+                facts.override == ExclusionOverride.Decision.INCLUDE
+                and facts.status in NEVER_INCLUDED
+            )
+        ):
             overridden = (facts.override == ExclusionOverride.Decision.INCLUDE) != included
             included = facts.override == ExclusionOverride.Decision.INCLUDE
         result.decisions.append(Decision(facts, reasons, included, overridden))
     return result
+
+
+# Sessions no override includes. A withdrawal takes the person out of the analysis (their
+# answers are often deleted, and the consent and the dataset's documentation say so); an
+# abandoned session's id was released so its owner could start again, and the new
+# session is the one that counts: including both would count one person twice.
+NEVER_INCLUDED = {
+    Status.WITHDRAWN: "A participant who withdrew is never included: they left the study, and "
+    "the results and the dataset's documentation say withdrawn sessions are not analysed.",
+    Status.ABANDONED: "This session was abandoned when its id was released to start again; "
+    "the participant's new session is the one that counts, so including this one would "
+    "count them twice.",
+}
 
 
 def results_inputs_changed(study: Study) -> None:
@@ -146,6 +168,8 @@ def exclusion_override_set(
                 ]
             }
         )
+    if decision == "include" and session.status in NEVER_INCLUDED:
+        raise ValidationError({"decision": [NEVER_INCLUDED[session.status]]})
     with transaction.atomic():
         previous = ExclusionOverride.objects.filter(session=session).first()
         before = previous.decision if previous else "auto"
