@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "core.middleware.PrivateResponsesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "core.middleware.ServiceErrorMiddleware",
+    # A GET of a button's address (after signing in again) goes to the button's page.
+    "core.button_addresses.ButtonAddressMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
