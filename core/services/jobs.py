@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import DatabaseError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.errors import ServiceError
 from core.models import Job, User
 
 logger = logging.getLogger(__name__)
@@ -147,7 +149,7 @@ def job_run(*, job_id: int) -> Job:
     except Exception as exc:  # the job row is how the failure reaches people
         logger.exception("Job %s (%s) failed", job.pk, job.kind)
         failure = {
-            "error": f"{type(exc).__name__}: {exc}",
+            "error": _failure_text(exc),
             "result": {"traceback": traceback.format_exc(limit=8)},
         }
         unless_locked(
@@ -167,6 +169,16 @@ def job_run(*, job_id: int) -> Job:
         )
     unless_locked(job.refresh_from_db)
     return job
+
+
+def _failure_text(exc: Exception) -> str:
+    """What a person reads of a failed job: a refusal in its own words (a pair named the
+    wrong way for an export); anything else named as it is logged, for whoever looks."""
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    if isinstance(exc, ServiceError):
+        return exc.message
+    return f"{type(exc).__name__}: {exc}"
 
 
 @contextmanager

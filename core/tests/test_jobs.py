@@ -2,6 +2,7 @@ import os
 import time
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from core.models import Job
 from core.services.jobs import UnknownJobKind, job_create, job_handler, job_run
@@ -44,6 +45,22 @@ def test_a_failing_job_records_the_error_instead_of_crashing(
     job.refresh_from_db()
     assert job.state == Job.State.FAILED
     assert job.error == "ValueError: the input had no rows"
+
+
+@job_handler("test.refused")
+def _refused(job, report):
+    raise ValidationError(["G1_Q1_x does not follow the naming G<group>_Q<question>_<1|2>."])
+
+
+@pytest.mark.django_db
+def test_a_job_refused_by_a_rule_says_the_rule_in_its_own_words(
+    researcher, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        job = job_create(kind="test.refused", user=researcher)
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert job.error == "G1_Q1_x does not follow the naming G<group>_Q<question>_<1|2>."
 
 
 @pytest.mark.django_db

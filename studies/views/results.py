@@ -87,7 +87,9 @@ def study_results(request, slug: str):
         "formats": exports.FORMATS.values(),
         # Exports hold pilot and preview responses too, so their size is every response.
         "direct_exports": results_sel.study_response_count(study) <= DIRECT_EXPORT_LIMIT,
-        "export_jobs": [(j, job_view(j)) for j in export_jobs],
+        "export_jobs": [
+            (j, job_view(j), exports.FORMATS.get(j.params.get("format"))) for j in export_jobs
+        ],
     }
     return render(request, "studies/results/results.html", context)
 
@@ -164,7 +166,7 @@ def study_results_export(request, slug: str):
     """Start an export job (large studies, Parquet, or any format on request)."""
     study = study_get(user=request.user, slug=slug)
     try:
-        exports.export_request(
+        job = exports.export_request(
             study=study,
             slug=request.POST.get("format", ""),
             user=request.user,
@@ -173,7 +175,12 @@ def study_results_export(request, slug: str):
     except ValidationError as exc:
         messages.error(request, _error_text(exc))
     else:
-        messages.success(request, "The export is being built; its download link appears below.")
+        messages.success(
+            request,
+            "This export is being built already; its download link appears below."
+            if job.was_already_queued
+            else "The export is being built; its download link appears below.",
+        )
     return redirect(f"{study_results_url(study)}#exports")
 
 

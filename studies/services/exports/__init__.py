@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.files import File
+from django.db import transaction
 from django.utils import timezone
 
 from core.models import Job
@@ -131,16 +132,43 @@ def export_log_platform_ids(*, study: Study, user, slug: str) -> None:
 
 
 def export_request(*, study: Study, slug: str, user, include_platform_ids: bool = False) -> Job:
-    """Build an export in the background; the job's file is the download."""
+    """Build an export in the background; the job's file is the download.
+
+    The same export already queued or being built is that job (``was_already_queued``),
+    not a second one: a double click or a client's retry builds it once.
+    """
     export_format(slug)
     if include_platform_ids:
         export_log_platform_ids(study=study, user=user, slug=slug)
-    return job_create(
-        kind=EXPORT_JOB,
-        params={"study": study.pk, "format": slug, "include_platform_ids": include_platform_ids},
-        subject=study.subject,
-        user=user,
-    )
+    with transaction.atomic():
+        # One request at a time per study decides whether the export is already coming.
+        Study.objects.select_for_update().filter(pk=study.pk).exists()
+        job = (
+            Job.objects.filter(
+                kind=EXPORT_JOB,
+                subject=study.subject,
+                state__in=[Job.State.QUEUED, Job.State.RUNNING],
+                params__format=slug,
+                params__include_platform_ids=include_platform_ids,
+            )
+            .order_by("-pk")
+            .first()
+        )
+        if job is not None:
+            job.was_already_queued = True
+            return job
+        job = job_create(
+            kind=EXPORT_JOB,
+            params={
+                "study": study.pk,
+                "format": slug,
+                "include_platform_ids": include_platform_ids,
+            },
+            subject=study.subject,
+            user=user,
+        )
+    job.was_already_queued = False
+    return job
 
 
 def export_job_run(*, job: Job, report) -> dict:
