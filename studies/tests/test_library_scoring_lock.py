@@ -46,11 +46,12 @@ def test_an_import_may_not_change_a_key_live_participants_were_scored_against(
 ):
     study = make_study(researcher, chart_set=small_set, checks=None, title="Live study")
     _answer_all(study, "P1")
+    _answer_all(study, "P2")
     with pytest.raises(ImportRejected) as refused:
         chartset_import(owner=researcher, source=_key_changed(tmp_path, "k"), slug="small")
     (problem,) = refused.value.problems
-    assert "G3_Q1: its answer key, type or options would change" in problem.message
-    assert "“Live study”" in problem.message
+    assert "G3_Q1: its answer key, type, options or tolerance would change" in problem.message
+    assert problem.message.count("“Live study”") == 1  # once per study, not per answer
     assert Question.objects.get(chart_set=small_set, code="G3_Q1").answer_key == "2"
     with pytest.raises(ValidationError, match="live participants of “Live study”"):
         question_update(question=Question.objects.get(chart_set=small_set, code="G3_Q1"),

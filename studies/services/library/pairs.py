@@ -210,11 +210,12 @@ def studies_with_live_answers(question_ids) -> dict[int, list[str]]:
             session__is_preview=False,
         )
         .values_list("trial__question_id", "session__study__title")
+        .order_by()  # the model's ordering would make every answer a distinct row
         .distinct()
     )
-    found: dict[int, list[str]] = {}
+    found: dict[int, set[str]] = {}
     for question_id, title in rows:
-        found.setdefault(question_id, []).append(title)
+        found.setdefault(question_id, set()).add(title)
     return {k: sorted(v) for k, v in found.items()}
 
 
@@ -222,7 +223,7 @@ def scoring_change_refusal(code: str, studies: list[str]) -> str:
     """Why a pair's scoring cannot change (the one wording for imports and edits)."""
     named = ", ".join(f"“{title}”" for title in studies)
     return (
-        f"{code}: its answer key, type or options would change, but live participants of "
+        f"{code}: its answer key, type, options or tolerance would change, but live participants of "
         f"{named} have answered it, and their answers were scored against the key they saw. "
         "Import or edit it in a new chart set instead."
     )
