@@ -67,14 +67,20 @@ def _pair_blockers(study: Study, pair_ids: list[int]) -> list[ReadinessItem]:
                 ReadinessItem("pair_key", f"Pair {question.code}: {exc.message}", PAIR, where)
             )
     if study.min_gap > max_gap(len(pair_ids)):
-        items.append(
-            ReadinessItem(
-                "min_gap",
-                f"A minimum gap of {study.min_gap} needs at least {study.min_gap + 1} pairs; "
-                "lower the gap or add pairs.",
-                "min_gap",
+        if study.min_gap == 1:
+            # The gap cannot go lower: the two charts of a pair are never shown in a row.
+            text = (
+                "A study needs at least 2 pairs: the two charts of a pair are never shown one "
+                "right after the other. Add pairs."
             )
-        )
+            where = PAIRS
+        else:
+            text = (
+                f"A minimum gap of {study.min_gap} needs at least {study.min_gap + 1} pairs; "
+                "lower the gap or add pairs."
+            )
+            where = "min_gap"
+        items.append(ReadinessItem("min_gap", text, where))
     return items
 
 

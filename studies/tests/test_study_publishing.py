@@ -279,3 +279,13 @@ def test_saving_no_pairs_is_a_warning_not_a_success(signed_in, researcher):
     assert "Pairs saved" not in html
     assert '<li class="message warning">No pairs chosen: the study has no charts now.' in html
     assert not study.study_pairs.exists()
+
+
+def test_a_one_pair_study_is_told_to_add_pairs_not_to_lower_the_gap(researcher):
+    study = make_study(researcher, pairs=1)
+    (item,) = [b for b in study_blockers(study) if b.code == "min_gap"]
+    assert item.fix == "pairs" and "at least 2 pairs" in item.message
+    assert "lower the gap" not in item.message
+    two = make_study(researcher, pairs=2, min_gap=2)
+    (item,) = [b for b in study_blockers(two) if b.code == "min_gap"]
+    assert item.fix == "min_gap" and "lower the gap or add pairs" in item.message
