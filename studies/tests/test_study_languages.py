@@ -277,3 +277,29 @@ def test_translated_options_show_under_an_untranslated_question_and_the_other_wa
     shown = check_texts(study, check, "de")
     assert shown.options == ["Gar nicht", "Nein", "Ja", "Voll"]
     assert shown.prompt == check.prompt
+
+
+def test_the_languages_page_shows_every_problem_at_once_and_holds_the_title_to_200(
+    client, researcher
+):
+    study = make_study(researcher, pairs=1, checks=(None,))
+    study_update(study=study, actor=researcher, other_languages=["de"])
+    question, check = study.pairs.get(), study.attention_checks.get()
+    client.force_login(researcher)
+    url = reverse("studies:languages", args=[study.slug]) + "?lang=de"
+    refused = client.post(
+        url,
+        {
+            "title": "T" * 201,
+            f"q{question.pk}_options": "2018",
+            f"c{check.pk}_prompt": "Bitte wählen",
+            f"c{check.pk}_options": "a",
+        },
+    )
+    assert refused.status_code == 200
+    page = refused.content.decode()
+    assert "Not saved: 3 things to fix." in page
+    assert "Give a text of at most 200 characters." in page
+    assert page.count("options, in the order of the original language.") >= 2
+    study.refresh_from_db()
+    assert "de" not in (study.translations or {})

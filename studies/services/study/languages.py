@@ -39,12 +39,37 @@ def languages_clean(language, other_languages) -> tuple[str, list[str]]:
     return language, others
 
 
-def _text(value, where: str) -> str:
+def _text(value, where: str, limit: int = MAX_TEXT) -> str:
     if value is None:
         return ""
-    if not isinstance(value, str) or len(value) > MAX_TEXT:
-        raise ValidationError({where: f"Give a text of at most {MAX_TEXT} characters."})
+    if not isinstance(value, str) or len(value.strip()) > limit:
+        raise ValidationError({where: f"Give a text of at most {limit} characters."})
     return value.strip()
+
+
+def _study_text_limit(name: str) -> int:
+    """A translated text is held to its original's limit (a title's 200 characters)."""
+    return Study._meta.get_field(name).max_length or MAX_TEXT
+
+
+class _Errors:
+    """Every problem of one translation at once, each under its field: a page that showed
+    the first only had the researcher save once per mistake."""
+
+    def __init__(self):
+        self.by_field: dict = {}
+
+    def check(self, clean, *args, **kwargs):
+        try:
+            return clean(*args, **kwargs)
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                self.by_field.setdefault(field, []).extend(messages)
+            return None
+
+    def raise_any(self) -> None:
+        if self.by_field:
+            raise ValidationError(self.by_field)
 
 
 def _options(value, count: int, where: str) -> list[str]:
@@ -66,21 +91,27 @@ def _items(value, known: dict[str, int], text_key: str, where: str) -> dict:
     if not isinstance(value, dict):
         raise ValidationError({where: "Give an object keyed by id."})
     cleaned = {}
+    errors = _Errors()
     for key, given in value.items():
         key = str(key)
         if key not in known:
-            raise ValidationError({where: f"{key} is not one of this study's ids."})
+            errors.check(_refuse, where, f"{key} is not one of this study's ids.")
+            continue
         if not isinstance(given, dict):
-            raise ValidationError(
-                {f"{where}.{key}": f"Give {{{text_key!r}: ..., 'options': [...]}}."}
+            errors.check(
+                _refuse, f"{where}.{key}", f"Give {{{text_key!r}: ..., 'options': [...]}}."
             )
-        entry = {
-            text_key: _text(given.get(text_key), f"{where}.{key}.{text_key}"),
-            "options": _options(given.get("options"), known[key], f"{where}.{key}.options"),
-        }
-        if entry[text_key] or entry["options"]:
-            cleaned[key] = entry
+            continue
+        text = errors.check(_text, given.get(text_key), f"{where}.{key}.{text_key}")
+        options = errors.check(_options, given.get("options"), known[key], f"{where}.{key}.options")
+        if text or options:
+            cleaned[key] = {text_key: text or "", "options": options or []}
+    errors.raise_any()
     return cleaned
+
+
+def _refuse(where: str, message: str):
+    raise ValidationError({where: message})
 
 
 def translation_clean(study: Study, texts) -> dict:
@@ -90,7 +121,11 @@ def translation_clean(study: Study, texts) -> dict:
     unknown = set(texts) - set(STUDY_TEXTS) - {"questions", "checks"}
     if unknown:
         raise ValidationError(dict.fromkeys(sorted(unknown), "Not a text that can be translated."))
-    cleaned = {name: _text(texts.get(name), name) for name in STUDY_TEXTS}
+    errors = _Errors()
+    cleaned = {
+        name: errors.check(_text, texts.get(name), name, _study_text_limit(name))
+        for name in STUDY_TEXTS
+    }
     cleaned = {k: v for k, v in cleaned.items() if v}
     questions = {
         str(q.pk): len(answer_types.question_key(q)[0])
@@ -98,9 +133,10 @@ def translation_clean(study: Study, texts) -> dict:
     }
     checks = {str(c.pk): len(c.options or []) for c in study.attention_checks.all()}
     for name, known, text_key in (("questions", questions, "text"), ("checks", checks, "prompt")):
-        items = _items(texts.get(name), known, text_key, name)
+        items = errors.check(_items, texts.get(name), known, text_key, name)
         if items:
             cleaned[name] = items
+    errors.raise_any()
     return cleaned
 
 
