@@ -147,7 +147,9 @@ class Study(models.Model):
     target_participants = models.PositiveIntegerField(
         null=True,
         blank=True,
-        validators=[MinValueValidator(1)],
+        # A million is far beyond any study; the bound turns a slip (a pasted id) into
+        # a message instead of a target no study could meet.
+        validators=[MinValueValidator(1), MaxValueValidator(1_000_000)],
         help_text="Included participants wanted; the link shows a polite 'full' page after that.",
     )
     time_limit_minutes = models.PositiveIntegerField(

@@ -279,3 +279,20 @@ def test_a_plain_http_completion_url_is_refused_with_the_reason(researcher):
     assert "https://" in info.value.message_dict["completion_url"][0]
     study.refresh_from_db()
     assert study.completion_url == ""
+
+
+def test_a_target_of_more_than_a_million_participants_is_refused_on_the_page_and_the_api(
+    client, researcher, researcher_api
+):
+    from studies.tests.factories import make_study as _make
+
+    study = _make(researcher, pairs=2, status="draft")
+    refused = researcher_api.patch(
+        f"/api/v1/studies/{study.slug}/", {"target_participants": 9223372036854775807},
+        format="json",
+    )  # fmt: skip
+    assert refused.status_code == 400
+    assert "1000000" in refused.json()["errors"]["target_participants"][0]
+    client.force_login(researcher)
+    page = client.get(f"/studies/study/{study.slug}/edit/").content.decode()
+    assert 'max="1000000"' in page
