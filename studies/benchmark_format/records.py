@@ -95,5 +95,32 @@ def parse_chart_id(text: str) -> ChartId | None:
     return ChartId(int(match["g"]), int(match["q"]), int(match["v"]))
 
 
+CHARTOM_NAMING = "G<group>_Q<question>_<1|2>"
+
+
+def follows_chartom_naming(chart_id: str) -> bool:
+    """Whether a chart id can be written in the CHARTOM layout (G7_Q1_2: numbers only)."""
+    parsed = parse_chart_id(chart_id)
+    return parsed is not None and str(parsed) == chart_id
+
+
+def chartom_naming_problem(chart_ids) -> str | None:
+    """Why charts cannot be exported in the CHARTOM layout, before anyone tries; else None.
+
+    Pages offer the layout's downloads only when this is None, so a researcher learns it
+    where the download would be, not from a failed export at the end.
+    """
+    misnamed = sorted(c for c in chart_ids if not follows_chartom_naming(c))
+    if not misnamed:
+        return None
+    shown = ", ".join(misnamed[:3]) + (
+        f" and {len(misnamed) - 3} more" if len(misnamed) > 3 else ""
+    )
+    return (
+        f"Not in the CHARTOM layout: its chart ids are {CHARTOM_NAMING} with numbers "
+        f"(G1_Q2_1), and {shown} {'does' if len(misnamed) == 1 else 'do'} not follow it."
+    )
+
+
 def _sort_key(chart_id: ChartId) -> tuple[int, int, int]:
     return (chart_id.group, chart_id.question, chart_id.version)

@@ -9,6 +9,7 @@ from django.http import Http404
 
 from analysis.tables import natural_key
 from core.models import User
+from studies.benchmark_format.records import chartom_naming_problem
 from studies.models import Chart, ChartGroup, ChartSet, ManipulationType, Question
 
 
@@ -97,3 +98,17 @@ def manipulation_types() -> QuerySet[ManipulationType]:
 def chartsets_writable(*, user: User) -> QuerySet[ChartSet]:
     """Sets a researcher may add generated pairs to (own and shared), newest first."""
     return ChartSet.objects.visible_to(user).order_by("-created_at")
+
+
+def chartom_problem_of_set(chart_set: ChartSet) -> str | None:
+    """Why the set cannot be downloaded in the CHARTOM layout (its chart ids), or None."""
+    ids = Chart.objects.filter(question__chart_set=chart_set).values_list("chart_id", flat=True)
+    return chartom_naming_problem(ids)
+
+
+def chartom_problem_of_study(study) -> str | None:
+    """Why the study's HMI dataset cannot be written in the CHARTOM layout, or None."""
+    ids = Chart.objects.filter(question__study_pairs__study=study).values_list(
+        "chart_id", flat=True
+    )
+    return chartom_naming_problem(ids)

@@ -197,6 +197,15 @@ def test_the_generator_previews_without_saving_then_saves(signed_in, small_set):
     saved = signed_in.post(url("generator"), {"spec": spec, "action": "save", "chart_set": "small"})
     assert saved["Location"] == url("pair-detail", "small", "G14_Q1")
     assert Chart.objects.filter(question__code="G14_Q1").count() == 2
+    assert "CHARTOM" not in signed_in.get(saved["Location"]).content.decode()
+    # A name outside the CHARTOM naming is saved, and told what it will not do.
+    own = json.dumps({**json.loads(spec), "id": "H14_Q1", "group": "H14"})
+    saved = signed_in.post(
+        url("generator"), {"spec": own, "action": "save", "chart_set": "small"}, follow=True
+    )
+    page = saved.content.decode()
+    assert Chart.objects.filter(question__code="H14_Q1").count() == 2
+    assert "H14_Q1_1, H14_Q1_2 do not follow it. Name pairs G1_Q1, G1_Q2 ... for them." in page
 
 
 def test_the_generator_shows_spec_problems_and_group_conflicts(signed_in, small_set):
@@ -274,3 +283,25 @@ def test_a_chart_outside_the_chartom_naming_is_named_in_both_exports(signed_in, 
     study = make_study(small_set.owner, chart_set=small_set)
     with pytest.raises(ValidationError, match="my-own-chart does not follow .* export it as JSON"):
         export_write(study=study, slug="hmi-zip", out=io.BytesIO())
+
+
+def test_the_chartom_downloads_are_offered_only_when_the_ids_follow_its_naming(
+    signed_in, small_set
+):
+    from studies.tests.factories import make_study
+
+    study = make_study(small_set.owner, chart_set=small_set)
+    results = f"/studies/study/{study.slug}/results/"
+    page = signed_in.get(url("chartset-detail", "small")).content.decode()
+    assert "Download (CHARTOM .zip)</a>" in page and 'id="chartom-problem"' not in page
+    assert 'id="chartom-problem"' not in signed_in.get(results).content.decode()
+
+    chart = Chart.objects.filter(question__chart_set=small_set, version=1).first()
+    chart.chart_id = "H1G_Q1_1"
+    chart.save(update_fields=["chart_id"])
+    page = signed_in.get(url("chartset-detail", "small")).content.decode()
+    assert "Download (CHARTOM .zip)</a>" not in page
+    assert "H1G_Q1_1 does not follow it." in page
+    page = signed_in.get(results).content.decode()
+    assert "H1G_Q1_1 does not follow it." in page
+    assert '<option value="hmi-zip" disabled>' in page

@@ -17,6 +17,7 @@ from studies.answer_types import question_key
 from studies.answers import AnswerFormatError, KeyFormatError
 from studies.selectors.library import (
     chart_get,
+    chartom_problem_of_set,
     chartset_get,
     chartsets_for_user,
     groups_with_pairs,
@@ -87,6 +88,7 @@ def chartset_detail(request, slug):
             "groups": groups,
             "pair_count": sum(len(g.questions) for g in groups),
             "is_owner": chart_set.owner_id == request.user.pk,
+            "chartom_problem": chartom_problem_of_set(chart_set),
         },
     )
 

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.utils.text import slugify
 
 from core.decorators import researcher_required
+from studies.benchmark_format.records import chartom_naming_problem
 from studies.chartgen import load_specs
 from studies.models import AnswerType
 from studies.selectors.library import chartset_get, chartsets_writable
@@ -77,6 +78,11 @@ def generator(request):
                     )
                 verb = "added to" if created else "updated in"
                 messages.success(request, f"Pair {question.code} {verb} “{chart_set.title}”.")
+                problem = chartom_naming_problem(f"{question.code}_{v}" for v in (1, 2))
+                if problem:
+                    # Saved all the same: the set works in studies and JSON exports; only
+                    # the CHARTOM-layout downloads need the naming (and are not offered).
+                    messages.warning(request, f"{problem} Name pairs G1_Q1, G1_Q2 ... for them.")
                 return redirect("studies:pair-detail", slug=chart_set.slug, code=question.code)
             rendered = pair_preview(spec=spec)
             text, _, _, key, _ = question_parts(spec)

@@ -16,6 +16,7 @@ from analysis.svg import without_inline_styles
 from core.decorators import researcher_required
 from core.models import Job
 from studies.selectors import results as results_sel
+from studies.selectors.library import chartom_problem_of_study
 from studies.selectors.results_compare import comparable_studies, study_comparison
 from studies.selectors.study import study_get
 from studies.services import exports
@@ -85,6 +86,8 @@ def study_results(request, slug: str):
         "mixed": mixed,
         "gee": gee,
         "formats": exports.FORMATS.values(),
+        # The publishable zip is in the CHARTOM layout, which only its naming can take.
+        "chartom_problem": chartom_problem_of_study(study),
         # Exports hold pilot and preview responses too, so their size is every response.
         "direct_exports": results_sel.study_response_count(study) <= DIRECT_EXPORT_LIMIT,
         "export_jobs": [

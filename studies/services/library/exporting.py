@@ -8,7 +8,8 @@ import zipfile
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from studies.benchmark_format import ChartRecord, parse_chart_id, write_benchmark
+from studies.benchmark_format import ChartRecord, write_benchmark
+from studies.benchmark_format.records import CHARTOM_NAMING, follows_chartom_naming
 from studies.images import ImageRejected, validate_image
 from studies.models import Chart, ChartSet
 
@@ -20,11 +21,9 @@ def chart_record(chart: Chart, *, otherwise: str) -> ChartRecord:
     a study's HMI dataset in studies/services/exports/hmi.py). ``chart`` comes with its
     question's group and its manipulation (``select_related``); ``otherwise`` ends the
     message for a chart whose id does not follow the layout's naming."""
-    parsed = parse_chart_id(chart.chart_id)
-    if parsed is None or str(parsed) != chart.chart_id:
+    if not follows_chartom_naming(chart.chart_id):
         raise ValidationError(
-            f"{chart.chart_id} does not follow the CHARTOM naming G<group>_Q<question>_<1|2>, "
-            f"so {otherwise}"
+            f"{chart.chart_id} does not follow the CHARTOM naming {CHARTOM_NAMING}, so {otherwise}"
         )
     try:
         with chart.image.open("rb") as handle:
