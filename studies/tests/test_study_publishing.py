@@ -289,3 +289,22 @@ def test_a_one_pair_study_is_told_to_add_pairs_not_to_lower_the_gap(researcher):
     two = make_study(researcher, pairs=2, min_gap=2)
     (item,) = [b for b in study_blockers(two) if b.code == "min_gap"]
     assert item.fix == "min_gap" and "lower the gap or add pairs" in item.message
+
+
+def test_status_changes_read_as_sentences_and_a_closed_studys_link_says_it_takes_no_one(
+    signed_in, researcher
+):
+    study = make_study(researcher, status="draft")
+    url = reverse("studies:status", args=[study.slug])
+    page = signed_in.post(
+        url, {"status": "pilot", "confirm_warnings": "1"}, follow=True
+    ).content.decode()
+    assert "The study is now in pilot." in page
+    assert f"Give this to {study.get_platform_display()}." in page
+    for status in ("live", "closed"):
+        page = signed_in.post(
+            url, {"status": status, "confirm_warnings": "1"}, follow=True
+        ).content.decode()
+        assert f"The study is now {status}." in page
+    assert "The study is closed: the link shows a page saying so, and takes no one." in page
+    assert "Give this to" not in page

@@ -413,7 +413,8 @@ def study_status(request, slug: str):
     except ValidationError as exc:
         messages.error(request, "The status did not change: " + _error_text(exc))
     else:
-        messages.success(request, f"The study is now {study.get_status_display().lower()}.")
+        now = {"draft": "a draft again", "pilot": "in pilot"}.get(study.status, study.status)
+        messages.success(request, f"The study is now {now}.")
     return redirect("studies:detail", slug=study.slug)
 
 
