@@ -291,7 +291,14 @@ def session_trials(session: ParticipantSession) -> QuerySet[Trial]:
 
 
 def attention_checks_for(study: Study) -> QuerySet[AttentionCheck]:
-    return AttentionCheck.objects.filter(study=study).annotate(shown=Count("trials"))
+    """The study's checks, each with how often it was shown to a participant.
+
+    A session lays out all its trials when it starts, so a trial that exists was not
+    necessarily reached: only one shown counts, and never a researcher's preview.
+    """
+    reached = Q(trials__shown_at__isnull=False) | Q(trials__response__isnull=False)
+    shown = reached & Q(trials__session__is_preview=False)
+    return AttentionCheck.objects.filter(study=study).annotate(shown=Count("trials", filter=shown))
 
 
 def trial_spec(trial: Trial) -> tuple[str, list, object, float]:
