@@ -276,3 +276,10 @@ def test_the_settings_form_takes_the_tighter_of_its_own_and_the_models_bounds():
     with pytest.raises(forms.ValidationError):
         field.clean("0.4")
     assert field.clean("0.5") == 0.5
+
+
+def test_the_description_says_participants_read_it(signed_in, researcher):
+    hint = "first page, before they consent; keep notes for your team elsewhere"
+    assert hint in signed_in.get(reverse("studies:create")).content.decode()
+    study = make_study(researcher, pairs=1)
+    assert hint in signed_in.get(reverse("studies:edit", args=[study.slug])).content.decode()

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.forms.models import fields_for_model, model_to_dict
 
 from core.form_bounds import bounds_from_model
+from studies.forms import PARTICIPANTS_READ_IT
 from studies.models import AnswerType, AttentionCheck, Study
 from studies.selectors import study as sel
 from studies.services import study as setup
@@ -131,6 +132,7 @@ class StudySettingsForm(forms.Form):
         )
         for name, label in LABELS.items():
             self.fields[name].label = label
+        self.fields["description"].help_text = PARTICIPANTS_READ_IT
         for name in FORM_FIELDS:
             bounds_from_model(self.fields.get(name), Study._meta.get_field(name))
         self.fields["completion_url"].help_text = (
