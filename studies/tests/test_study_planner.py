@@ -163,3 +163,13 @@ def test_a_pay_beyond_any_budget_is_refused_not_overflowed(researcher, researche
          "pay": "1e308"},
     )  # fmt: skip
     assert page.status_code == 200 and 'id="plan-included"' not in page.content.decode()
+    # One message for the one mistake (a digit count said the same again).
+    assert page.context["form"].errors["pay"] == [
+        "Ensure this value is less than or equal to 999999.99."
+    ]
+    cents = client.get(
+        f"/studies/study/{study.slug}/planner/",
+        {"mode": "precision", "half_width": "0.1", "prior": "worst", "power": "0.8",
+         "pay": "2.505"},
+    )  # fmt: skip
+    assert "pay" in cents.context["form"].errors

@@ -50,8 +50,9 @@ class PlannerForm(forms.Form):
         help_text="0.15: 15 in 100 excluded. Empty: from the pilot, or CHARTOM's 10 of 78 "
         "without one.",
     )
+    # Cents at most; the size is the limit's (a digit count beside it said the same twice).
     pay = forms.DecimalField(
-        initial=0, **limits("pay"), max_digits=8, decimal_places=2, label="Pay per participant"
+        initial=0, **limits("pay"), decimal_places=2, label="Pay per participant"
     )
 
     def plan_input(self) -> PlanInput:
