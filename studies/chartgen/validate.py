@@ -69,13 +69,15 @@ class _Collector:
         if not isinstance(value, list) or not value:
             self.add(field_name, "expected a non-empty list of numbers")
             return None
-        bad = [i for i, v in enumerate(value) if not is_number(v)]
+        # Counted from 1, as the specs are ("Spec 1"), and out of how many: "item 1" of a
+        # list counted from 0 was the second.
+        bad = [n for n, v in enumerate(value, start=1) if not is_number(v)]
         if bad:
-            self.add(field_name, f"item {bad[0]} is not a finite number")
+            self.add(field_name, f"item {bad[0]} of {len(value)} is not a finite number")
             return None
-        huge = [i for i, v in enumerate(value) if not _drawable(v)]
+        huge = [n for n, v in enumerate(value, start=1) if not _drawable(v)]
         if huge:
-            self.add(field_name, f"item {huge[0]} {TOO_LARGE}")
+            self.add(field_name, f"item {huge[0]} of {len(value)} {TOO_LARGE}")
             return None
         return tuple(value)
 

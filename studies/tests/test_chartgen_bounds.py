@@ -20,6 +20,10 @@ def test_values_near_the_float_limit_are_refused_with_the_bound():
     raw = make(data={"categories": ["a", "b"], "values": [1e308, 1.7e308]})
     assert problems_of(raw) == ["data.values"]
     assert "±1e15" in messages_of(raw)[0]
+    second = make(data={"categories": ["a", "b", "c"], "values": [1, 1e308, "x"]})
+    assert messages_of(second)[0].startswith("item 3 of 3 is not a finite number")
+    second = make(data={"categories": ["a", "b", "c"], "values": [1, 1e308, 2]})
+    assert messages_of(second)[0].startswith("item 2 of 3 is too large to draw")
     assert problems_of(make("scatter", "inverted_y_axis", data={"points": [[1, 2], [3, -1e16]]}))
     assert problems_of(make("line", "truncated_y_axis", data={"categories": [1, 1e300],
                                                                "values": [1, 2]}))  # fmt: skip
