@@ -150,6 +150,11 @@ def cookie_name(study: Study) -> str:
     return f"{COOKIE_PREFIX}{study.pk}"
 
 
+def declined_cookie_name(study: Study) -> str:
+    """Names this browser's decline, so that agreeing after it takes the decline back."""
+    return f"{COOKIE_PREFIX}{study.pk}-declined"
+
+
 def cookie_token(request, study: Study) -> str:
     return request.COOKIES.get(cookie_name(study), "")[:64]
 

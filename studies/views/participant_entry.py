@@ -26,6 +26,7 @@ from studies.views.participant_base import (
     COOKIE_AGE,
     cookie_name,
     cookie_token,
+    declined_cookie_name,
     entry_language,
     entry_params,
     message_page,
@@ -164,8 +165,21 @@ def consent(request, slug: str):
         response["Retry-After"] = str(exc.retry_after)
         return response
     if request.POST["choice"] == "decline":
-        svc.session_decline(study=study)
-        return redirect(reverse("participate:declined", args=[study.slug]) + f"?lang={language}")
+        declined = svc.session_decline(study=study)
+        response = redirect(
+            reverse("participate:declined", args=[study.slug]) + f"?lang={language}"
+        )
+        # Only this browser can later say it changed its mind (the decline names no one).
+        response.set_cookie(
+            declined_cookie_name(study),
+            declined.token,
+            max_age=COOKIE_AGE,
+            path="/s/",
+            httponly=True,
+            samesite="Lax",
+            secure=request.is_secure(),
+        )
+        return response
     try:
         result = svc.session_start(
             study=study,
@@ -179,6 +193,10 @@ def consent(request, slug: str):
     except svc.StudyUnavailable as exc:
         return message_page(request, exc.heading, exc.message, study=study)
     response = redirect("participate:session", token=result.session.token)
+    if svc.decline_take_back(
+        study=study, token=request.COOKIES.get(declined_cookie_name(study), "")
+    ):
+        response.delete_cookie(declined_cookie_name(study), path="/s/")
     response.set_cookie(
         cookie_name(study),
         result.session.token,

@@ -43,6 +43,7 @@ from studies.services.sessions.release import session_release, session_release_p
 from studies.services.sessions.start import (
     StartResult,
     already_started_message,
+    decline_take_back,
     session_decline,
     session_find,
     session_start,
@@ -75,6 +76,7 @@ __all__ = [
     "read_answer",
     "response_record",
     "session_begin",
+    "decline_take_back",
     "session_decline",
     "session_expire",
     "session_find",

@@ -240,3 +240,17 @@ def session_decline(*, study: Study, now=None) -> ParticipantSession:
         created_at=now,
         ended_at=now,
     )
+
+
+def decline_take_back(*, study: Study, token: str) -> bool:
+    """A browser that declined and then agreed: its decline no longer counts.
+
+    A decline keeps nothing about the person, so only the browser that made it can
+    name it (by the token it was given); the start that follows is the person's answer.
+    """
+    if not token:
+        return False
+    deleted, _ = ParticipantSession.objects.filter(
+        study=study, token=token[:64], status=ParticipantSession.Status.DECLINED
+    ).delete()
+    return bool(deleted)
