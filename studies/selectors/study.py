@@ -298,7 +298,22 @@ def attention_checks_for(study: Study) -> QuerySet[AttentionCheck]:
     """
     reached = Q(trials__shown_at__isnull=False) | Q(trials__response__isnull=False)
     shown = reached & Q(trials__session__is_preview=False)
-    return AttentionCheck.objects.filter(study=study).annotate(shown=Count("trials", filter=shown))
+    return (
+        AttentionCheck.objects.filter(study=study)
+        .annotate(shown=Count("trials", filter=shown))
+        .order_by("id")  # the order check_numbers counts in
+    )
+
+
+def check_numbers(study: Study) -> dict[int, int]:
+    """Each attention check's number in its study (1, 2, ...), by the order they were added.
+
+    The one numbering every page says "Attention check 2" by (the checks list, the
+    translations, readiness, a participant's trials, the delete page); ids run across
+    studies and would name the same check differently.
+    """
+    ids = AttentionCheck.objects.filter(study=study).order_by("id").values_list("id", flat=True)
+    return {pk: number for number, pk in enumerate(ids, start=1)}
 
 
 def trial_spec(trial: Trial) -> tuple[str, list, object, float]:

@@ -29,8 +29,10 @@ def _preview_answering_every_check(study):
 
 
 def test_deleting_a_check_asks_first_on_a_page_and_deletes_on_post(signed_in, researcher):
+    make_study(researcher, checks=(None, None))  # another study's checks come first
     study = make_study(researcher, status=Study.Status.DRAFT, checks=(None,))
     check = study.attention_checks.get()
+    assert check.pk > 1
     url = reverse("studies:check-delete", args=[study.slug, check.pk])
 
     checks_page = signed_in.get(reverse("studies:checks", args=[study.slug])).content.decode()
@@ -39,7 +41,9 @@ def test_deleting_a_check_asks_first_on_a_page_and_deletes_on_post(signed_in, re
     page = signed_in.get(url)
     text = page.content.decode()
     assert page.status_code == 200 and AttentionCheck.objects.filter(pk=check.pk).exists()
-    assert f"Delete attention check {check.pk}?" in text and escape(check.prompt) in text
+    # Numbered within the study, as the checks list and the translations number it.
+    assert "Delete attention check 1?" in text and escape(check.prompt) in text
+    assert '<td class="num">1</td>' in checks_page
     assert "no session has been shown it yet" in text and 'id="confirm-delete"' in text
     assert f'href="{reverse("studies:checks", args=[study.slug])}"' in text  # cancel
 

@@ -283,3 +283,13 @@ def test_the_description_says_participants_read_it(signed_in, researcher):
     assert hint in signed_in.get(reverse("studies:create")).content.decode()
     study = make_study(researcher, pairs=1)
     assert hint in signed_in.get(reverse("studies:edit", args=[study.slug])).content.decode()
+
+
+def test_a_participants_trials_number_the_checks_within_the_study(signed_in, researcher):
+    make_study(researcher, pairs=1, checks=(None, None))  # ids 1 and 2 go to another study
+    study = make_study(researcher, pairs=2, checks=(2, 4))
+    session = run_participant(study, "numbered")
+    page = signed_in.get(reverse("studies:session", args=[study.slug, session.pk])).content.decode()
+    assert "Attention check 1" in page and "Attention check 2" in page
+    assert "Attention check 3" not in page and "Attention check 4" not in page
+    assert "Answer as sent" in page

@@ -122,8 +122,10 @@ def study_session(request, slug: str, pk: int):
     study = _study(request, slug)
     session = sel.session_for_researcher(study=study, pk=pk)
     trials = list(sel.session_trials(session))
+    numbers = sel.check_numbers(study)
     for trial in trials:
         trial.value_text = _value_text(trial)
+        trial.check_number = numbers.get(trial.attention_check_id)
     return render(
         request,
         "studies/study/session.html",
@@ -371,7 +373,7 @@ def study_check_delete(request, slug: str, pk: int):
     kind = "Sanity chart" if check.kind == AttentionCheck.Kind.SANITY else "Instructed response"
     context = {
         "study": study,
-        "heading": f"Delete attention check {check.pk}?",
+        "heading": f"Delete attention check {sel.check_numbers(study)[check.pk]}?",
         "intro": f"{kind} in “{study.title}”",
         "facts": [
             ("Prompt", check.prompt),
