@@ -484,18 +484,3 @@ def test_a_stored_order_is_reproduced_from_the_study_seed_and_participant_number
             for t in session.trials.select_related("chart").order_by("position")
         ]
         assert shown == session.order
-
-
-def test_agreeing_after_declining_in_the_same_browser_takes_the_decline_back(client, study):
-    from django.test import Client
-
-    Declined = ParticipantSession.Status.DECLINED
-    someone_else = Client()
-    someone_else.post(consent_url(study), {"choice": "decline", "PROLIFIC_PID": "e" * 24})
-    client.post(consent_url(study), {"choice": "decline", "PROLIFIC_PID": PID})
-    assert ParticipantSession.objects.filter(study=study, status=Declined).count() == 2
-    # Back, and agree after all: one participant, and only the other person's decline.
-    session = start(client, study)
-    assert session.status == ParticipantSession.Status.IN_PROGRESS
-    assert ParticipantSession.objects.filter(study=study, status=Declined).count() == 1
-    assert client.cookies[f"chartroom_s{study.pk}-declined"].value == ""

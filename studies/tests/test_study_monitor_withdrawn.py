@@ -24,7 +24,7 @@ def _answer(study, pid, count):
 
 
 def _row(page: str, pid: str) -> str:
-    rows = [r for r in re.findall(r"<tr>.*?</tr>", page, flags=re.S) if f"<td>{pid}</td>" in r]
+    rows = [r for r in re.findall(r"<tr>.*?</tr>", page, flags=re.S) if f">{pid}</td>" in r]
     assert len(rows) == 1, pid
     return rows[0]
 
