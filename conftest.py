@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,19 +79,50 @@ def _live_server_settles(request):
     yield
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        return  # SQLite serialises writers; nothing can deadlock with the flush
     # Quiet for three looks in a row: a closing page's last draft save (sent with
     # keepalive on pagehide) can reach the server just after the first look.
     quiet, deadline = 0, time.monotonic() + 10
     while quiet < 3 and time.monotonic() < deadline:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND state <> 'idle'"
-            )
-            quiet = quiet + 1 if cursor.fetchone()[0] == 0 else 0
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND pid <> pg_backend_pid() AND state <> 'idle'"
+                )
+                busy = cursor.fetchone()[0]
+        else:
+            # SQLite's shared in-memory database locks whole tables, and a lock held by a
+            # request fails the flush at once ("database table is locked"), without the
+            # busy timeout's wait: count the live server's requests instead.
+            busy = _REQUESTS_IN_FLIGHT.count
+        quiet = quiet + 1 if busy == 0 else 0
         time.sleep(0.05)
+
+
+class _RequestsInFlight:
+    """How many requests this process's servers (the live server's thread) are answering."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def started(self, **_kwargs):
+        with self._lock:
+            self.count += 1
+
+    def finished(self, **_kwargs):
+        with self._lock:
+            self.count = max(0, self.count - 1)
+
+
+_REQUESTS_IN_FLIGHT = _RequestsInFlight()
+
+
+def pytest_configure(config):
+    from django.core.signals import request_finished, request_started
+
+    request_started.connect(_REQUESTS_IN_FLIGHT.started, weak=False)
+    request_finished.connect(_REQUESTS_IN_FLIGHT.finished, weak=False)
 
 
 @pytest.fixture
