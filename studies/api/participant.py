@@ -186,6 +186,13 @@ class StudyPublicView(ParticipantAPIView):
             "accepting": reason is None,
             "unavailable_reason": reason.code if reason else None,
         }
+        if reason is not None and reason.code == "not_open":
+            # Never published: its texts are drafts that no participant has been shown
+            # (the study link's page shows none of them either).
+            data.update(
+                dict.fromkeys(("title", "description", "consent_text", "instructions_text"), "")
+            )
+            data.update(instructions_video_url=None, time_statement="")
         return Response(PublicStudySerializer(data).data)
 
 
@@ -257,8 +264,17 @@ class SessionDeclineView(ParticipantAPIView):
     @extend_schema(
         tags=TAG,
         summary="Record that someone declined consent (nothing else is stored)",
+        description="409 with code `study_unavailable` (or `study_full`) when the study takes "
+        "no one now (a draft, paused, closed or full study): nothing is recorded.",
         request=None,
-        responses={200: DeclinedSerializer, 404: ERRORS[404], 429: TOO_MANY_ARRIVALS},
+        responses={
+            200: DeclinedSerializer,
+            404: ERRORS[404],
+            409: OpenApiResponse(
+                ParticipantErrorSerializer, description="The study takes no one now."
+            ),
+            429: TOO_MANY_ARRIVALS,
+        },
     )
     def post(self, request, slug: str):
         study = _study(slug)

@@ -80,7 +80,13 @@ def complete_pair_ids(chart_set) -> list[int]:
 
 
 def study_has_live_sessions(study: Study) -> bool:
-    return ParticipantSession.objects.counted().filter(study=study).exists()
+    """Whether real participants have started; a decline started nothing (no trial order)."""
+    return (
+        ParticipantSession.objects.counted()
+        .filter(study=study)
+        .exclude(status=ParticipantSession.Status.DECLINED)
+        .exists()
+    )
 
 
 @dataclass(frozen=True)

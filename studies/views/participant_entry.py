@@ -165,7 +165,10 @@ def consent(request, slug: str):
         response["Retry-After"] = str(exc.retry_after)
         return response
     if request.POST["choice"] == "decline":
-        declined = svc.session_decline(study=study)
+        try:
+            declined = svc.session_decline(study=study)
+        except svc.StudyUnavailable as exc:  # and StudyFull: nothing to decline
+            return message_page(request, exc.heading, exc.message, study=study)
         response = redirect(
             reverse("participate:declined", args=[study.slug]) + f"?lang={language}"
         )

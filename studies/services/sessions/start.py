@@ -230,8 +230,16 @@ def session_start(
 
 
 def session_decline(*, study: Study, now=None) -> ParticipantSession:
-    """Record that someone declined consent; nothing else about them is kept."""
+    """Record that someone declined consent; nothing else about them is kept.
+
+    Only while the study takes participants: a decline on a draft (anyone can post one
+    to a guessed slug) would count before the study opened.
+    """
     now = now or timezone.now()
+    reason = study_unavailable_reason(study, now=now)
+    if reason is not None:
+        error = StudyFull if reason.code == "full" else StudyUnavailable
+        raise error(reason.message, reason=reason.code)
     return ParticipantSession.objects.create(
         study=study,
         status=ParticipantSession.Status.DECLINED,
