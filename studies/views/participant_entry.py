@@ -22,6 +22,7 @@ from studies.selectors.study import (
 from studies.services import sessions as svc
 from studies.services.sessions import devices as svc_devices
 from studies.services.sessions.devices import DeviceNotAllowed, device_check
+from studies.services.sessions.start_tokens import start_token_issue, start_token_read
 from studies.views.participant_base import (
     COOKIE_AGE,
     cookie_name,
@@ -39,10 +40,11 @@ from studies.views.participant_base import (
 )
 
 
-def _resumable(request, study: Study, identity) -> ParticipantSession | None:
+def _resumable(request, study: Study, identity, form_token: str = "") -> ParticipantSession | None:
     """The session this browser started, or :class:`AlreadyStarted` for someone else's id.
 
-    Only the cookie set by the browser that started a session proves it is theirs:
+    Only the cookie set by the browser that started a session proves it is theirs (or
+    the consent form that started it, sent again: ``form_token``, see start_tokens):
     the platform id in the link proves nothing, since anyone can type it.
     """
     token = cookie_token(request, study)
@@ -50,7 +52,8 @@ def _resumable(request, study: Study, identity) -> ParticipantSession | None:
         existing = svc.session_find(study=study, identity=identity)
         if existing is None:
             return None
-        if not (token and secrets.compare_digest(token.encode(), existing.token.encode())):
+        proofs = [t for t in (token, form_token) if t]
+        if not any(secrets.compare_digest(t.encode(), existing.token.encode()) for t in proofs):
             raise svc.AlreadyStarted(svc.already_started_message(study.platform))
         return existing
     session = session_by_token(token) if token else None
@@ -86,7 +89,7 @@ def _link_problem(request, study: Study, problem: svc.LinkProblem):
     )
 
 
-def _arrive(request, study: Study, params):
+def _arrive(request, study: Study, params, form_token: str = ""):
     """(identity, the session this browser started or None, None), or (None, None, the page
     refusing): the checks the study link and consent both run first, in this order.
     """
@@ -97,7 +100,7 @@ def _arrive(request, study: Study, params):
     if refused := _device_refused(request, study):
         return None, None, refused
     try:
-        return identity, _resumable(request, study, identity), None
+        return identity, _resumable(request, study, identity, form_token), None
     except svc.AlreadyStarted as exc:
         return None, None, _already_started(request, study, exc)
 
@@ -140,11 +143,12 @@ def welcome(request, slug: str):
 def consent(request, slug: str):
     source = request.POST if request.method == "POST" else request.GET
     study, language = _study_in_chosen_language(request, slug, source)
-    identity, existing, refusal = _arrive(request, study, source)
+    start = start_token_read(request.POST.get("start", ""), study.pk)
+    identity, existing, refusal = _arrive(request, study, source, start)
     if refusal is not None:
         return refusal
     if existing is not None:
-        return redirect("participate:session", token=existing.token)
+        return _to_session(request, study, existing)
     if request.method == "GET" or request.POST.get("choice") not in ("agree", "decline"):
         reason = study_unavailable_reason(study)
         if reason is not None:
@@ -156,6 +160,7 @@ def consent(request, slug: str):
             "params": params,
             "error": error,
             "time_statement": study_time_statement(study),
+            "start_token": start_token_issue(study.pk),
         }
         return render(request, "participate/consent.html", context)
     try:
@@ -166,7 +171,7 @@ def consent(request, slug: str):
         return response
     if request.POST["choice"] == "decline":
         try:
-            declined = svc.session_decline(study=study)
+            declined = svc.session_decline(study=study, token=start)
         except svc.StudyUnavailable as exc:  # and StudyFull: nothing to decline
             return message_page(request, exc.heading, exc.message, study=study)
         response = redirect(
@@ -190,19 +195,26 @@ def consent(request, slug: str):
             proof=cookie_token(request, study),
             user_agent=request.META.get("HTTP_USER_AGENT", ""),
             language=language,
+            token=start,
         )
     except svc.AlreadyStarted as exc:
         return _already_started(request, study, exc)
     except svc.StudyUnavailable as exc:
         return message_page(request, exc.heading, exc.message, study=study)
-    response = redirect("participate:session", token=result.session.token)
+    response = _to_session(request, study, result.session)
     if svc.decline_take_back(
         study=study, token=request.COOKIES.get(declined_cookie_name(study), "")
     ):
         response.delete_cookie(declined_cookie_name(study), path="/s/")
+    return response
+
+
+def _to_session(request, study: Study, session: ParticipantSession):
+    """On to the session, with the cookie that lets this browser come back to it."""
+    response = redirect("participate:session", token=session.token)
     response.set_cookie(
         cookie_name(study),
-        result.session.token,
+        session.token,
         max_age=COOKIE_AGE,
         path="/s/",
         httponly=True,

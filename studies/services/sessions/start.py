@@ -68,10 +68,11 @@ def already_started_message(platform: str) -> str:
     ) % {"id_name": words.id_name, "contact": words.contact}
 
 
-def _resume(existing: ParticipantSession, proof: str) -> StartResult:
+def _resume(existing: ParticipantSession, *proofs: str) -> StartResult:
     """The existing session, only for a request that proves it holds it (its token)."""
-    if proof and secrets.compare_digest(proof.encode(), existing.token.encode()):
-        return StartResult(existing, resumed=True)
+    for proof in proofs:
+        if proof and secrets.compare_digest(proof.encode(), existing.token.encode()):
+            return StartResult(existing, resumed=True)
     raise AlreadyStarted(already_started_message(existing.platform))
 
 
@@ -159,9 +160,13 @@ def session_start(
     proof: str = "",
     user_agent: str = "",
     language: str = "",
+    token: str = "",
     now=None,
 ) -> StartResult:
     """Start a consented session, or return the one this platform id already has.
+
+    ``token``, from the consent form (start_tokens), is the new session's token and
+    proves a repeat of the same form.
 
     The existing session is returned only with ``proof``: its token, from the
     cookie of the browser that started it or held by the JSON client that did.
@@ -182,7 +187,7 @@ def session_start(
         if not preview:
             existing = session_find(study=study, identity=identity)
             if existing is not None:
-                return _resume(existing, proof)
+                return _resume(existing, proof, token)
             reason = study_unavailable_reason(study, now=now)
             if reason is not None:
                 error = StudyFull if reason.code == "full" else StudyUnavailable
@@ -210,6 +215,8 @@ def session_start(
             user_agent=user_agent[:300],
             language=language if language in study.languages else study.language,
         )
+        if token and not ParticipantSession.objects.filter(token=token).exists():
+            session.token = token  # else the form was sent again with another id: a new one
         trials, order = _build_trials(study=study, design=design, session=session, number=number)
         session.order = order
         session.trial_count = len(trials)
@@ -223,13 +230,13 @@ def session_start(
             existing = session_find(study=study, identity=identity)
             if existing is None:
                 raise
-            return _resume(existing, proof)
+            return _resume(existing, proof, token)
         Trial.objects.bulk_create(trials, batch_size=500)
     token_language_remember(session.token, session.language)
     return StartResult(session, resumed=False)
 
 
-def session_decline(*, study: Study, now=None) -> ParticipantSession:
+def session_decline(*, study: Study, token: str = "", now=None) -> ParticipantSession:
     """Record that someone declined consent; nothing else about them is kept.
 
     Only while the study takes participants: a decline on a draft (anyone can post one
@@ -240,7 +247,15 @@ def session_decline(*, study: Study, now=None) -> ParticipantSession:
     if reason is not None:
         error = StudyFull if reason.code == "full" else StudyUnavailable
         raise error(reason.message, reason=reason.code)
+    if token:
+        # The same consent form sent twice declines once (start_tokens).
+        repeat = ParticipantSession.objects.filter(token=token).first()
+        if repeat is not None:
+            if repeat.study_id == study.pk and repeat.status == ParticipantSession.Status.DECLINED:
+                return repeat
+            token = ""
     return ParticipantSession.objects.create(
+        **({"token": token} if token else {}),
         study=study,
         status=ParticipantSession.Status.DECLINED,
         is_pilot=study.status == Study.Status.PILOT,
