@@ -41,6 +41,7 @@
     // participant.js runs first: a repeated or incomplete Next is already stopped.
     if (event.defaultPrevented) return;
     event.preventDefault();
+    offline.clear(); // Next pressed again while waiting for the connection: this is the send
     send(0);
   });
 
@@ -79,14 +80,19 @@
       interactions: number("interactions"),
       first_interaction_ms: number("first_interaction_ms"),
     };
+    let answered = false; // a reply came, whatever it says
     fetch(section.dataset.answerUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify(body),
       credentials: "same-origin",
     })
-      .then((response) => response.json().then((data) => ({ status: response.status, data })))
+      .then((response) => {
+        answered = true;
+        return response.json().then((data) => ({ status: response.status, data }));
+      })
       .then(({ status, data }) => {
+        offline.clear();
         if (status === 200 || status === 201) {
           if (data.next_trial) show(data.next_trial);
           else goToSession();
@@ -104,12 +110,40 @@
         }
       })
       .catch(() => {
-        // No reply (or not JSON): the same answer again, then the plain form; the
-        // idempotency key makes both harmless if the first one was stored.
+        // The same answer again is harmless: its idempotency key stores it once.
         if (attempt < 1) setTimeout(() => send(attempt + 1), 1000);
-        else form.submit();
+        else if (answered) form.submit(); // a reply that is not ours (a proxy's page)
+        else offline.wait(() => send(0)); // no reply: the page would only fail to load
       });
   }
+
+  // No connection: the participant stays on the trial with their answer, is told it is
+  // not saved yet, and it is sent again when the browser is back online (or every few
+  // seconds, or when they press Next). A plain form post here showed the browser's own
+  // "no internet" page, with nothing to say the answer was not saved.
+  const offline = {
+    timer: null,
+    retry: null,
+    wait(retry) {
+      this.clear();
+      this.retry = retry;
+      errorBox.textContent = section.dataset.offlineText;
+      errorBox.hidden = false;
+      form.allowResend();
+      this.timer = setTimeout(() => this.again(), 5000);
+    },
+    again() {
+      const retry = this.retry;
+      this.clear();
+      if (retry) retry();
+    },
+    clear() {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.retry = null;
+    },
+  };
+  window.addEventListener("online", () => { if (offline.retry) offline.again(); });
 
   // A message for the page the session leads to, shown once (sessionStorage may be
   // off: then the page simply shows the current trial, as it would anyway).
