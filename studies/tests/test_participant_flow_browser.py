@@ -137,6 +137,8 @@ def test_without_javascript_the_pages_take_every_answer_type(browser, live_serve
             else:
                 answer(page, trial, js=False)
         assert page.locator("#completion-code").inner_text() == "C0DE42"
+        # Copy needs the script: without it the button is not shown at all.
+        expect(page.get_by_role("button", name="Copy")).to_be_hidden()
         responses = Response.objects.filter(session=session)
         assert responses.count() == session.trial_count
         # Nothing is known about how the answers were given without the script.

@@ -49,3 +49,7 @@ def test_a_withdrawn_row_says_withdrawn_and_when_instead_of_its_answers(
 
     detail = signed_in.get(reverse("studies:session", args=[study.slug, gone.pk])).content
     assert "Withdrawn 2026-11-30 09:41:00, after 3 of" in detail.decode()
+    # Its trials say what became of the answers, not that they were never given.
+    rows = detail.decode()
+    assert (rows.count("answer deleted on withdrawal") == 3) is not keep
+    assert rows.count("shown, not answered") == 1  # the trial they left at
