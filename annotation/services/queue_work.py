@@ -76,6 +76,10 @@ def _still_leased(assignment: Assignment, now, *, draft: bool = False) -> bool:
     """
     if assignment.state == State.LEASED and assignment.expires_at > now:
         return True
+    if assignment.state == State.RELEASED:
+        # Blocking or disqualifying someone releases their leases: they hear why (the
+        # gate's 403), not that a researcher took this one item back.
+        quality_gate(assignment.project, assignment.annotator_id, assignment.project_rounds, None)
     if assignment.state not in (State.LEASED, State.EXPIRED):
         return False
     return _take_back(assignment, now, draft=draft)

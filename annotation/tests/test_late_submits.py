@@ -222,7 +222,8 @@ def test_a_late_submit_passes_the_work_gate_as_a_new_lease_does(
         assert (refused.value.status, refused.value.code) == (403, code)
         assert refused.value.message == gate.value.message
     assert not LabelSet.objects.filter(annotator=anna).exists()
-    assert Item.objects.get(pk=lease.item_id).filled_count == (0 if swept else 1)
+    # The decision released the lease: its slot is free for others at once.
+    assert Item.objects.get(pk=lease.item_id).filled_count == 0
 
 
 def test_a_late_control_is_refused_once_someone_took_its_place_as_an_ordinary_item_is(
@@ -276,3 +277,23 @@ def test_a_late_submit_that_loses_to_its_own_annotators_next_lease_says_so(
     assert refused.value.status == 409
     assert "you have been given another item since" in refused.value.message
     assert "another annotator" not in refused.value.message
+
+
+@pytest.mark.parametrize(("action", "code"), [("block", "blocked"), ("disqualify", "eliminated")])
+def test_a_lease_still_running_is_released_when_its_annotator_is_blocked(
+    project, make_items, members, researcher, action, code
+):
+    with_rounds(project, make_items, researcher, controls=0)
+    make_items(project, 2)
+    (anna,) = members(1)
+    qualify(project, anna)
+    lease = assignment_next(project=project, annotator=anna)
+    annotator_decide(project=project, annotator=anna, action=action, reason="r", actor=researcher)
+    lease.refresh_from_db()
+    assert lease.state == "released"
+    for late in (assignment_submit, assignment_draft_save):
+        with pytest.raises(QueueError) as refused:
+            late(assignment_id=lease.pk, annotator=anna, labels=LABELS)
+        assert (refused.value.status, refused.value.code) == (403, code)
+    assert not LabelSet.objects.filter(annotator=anna).exists()
+    assert Item.objects.get(pk=lease.item_id).filled_count == 0
