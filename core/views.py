@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import RequestDataTooBig, SuspiciousFileOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousFileOperation, TooManyFieldsSent
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, JsonResponse
 from django.shortcuts import redirect, render
@@ -23,7 +23,7 @@ from django.views.decorators.http import (
 )
 
 from config.storage_settings import IMMUTABLE
-from core.api.errors import json_error, too_large_message
+from core.api.errors import json_error, too_large_message, too_many_fields_message
 from core.debug_access import shows_debug_pages
 from core.decorators import researcher_required
 from core.health import broker_status, database_status, storage_status
@@ -188,6 +188,10 @@ def permission_denied(request, exception=None):
 def bad_request(request, exception=None):
     if isinstance(exception, RequestDataTooBig):
         return request_too_large(request)
+    if isinstance(exception, TooManyFieldsSent):
+        if _wants_json(request):
+            return json_error(400, too_many_fields_message())
+        return render(request, "refused.html", {"reason": too_many_fields_message()}, status=400)
     if _wants_json(request):
         return json_error(400, "Bad request.")
     return render(request, "400.html", status=400)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DataError
 from django.http import Http404, JsonResponse
@@ -25,6 +25,14 @@ def too_large_message() -> str:
     ) % {"limit": f"{megabytes:g}"}
 
 
+def too_many_fields_message() -> str:
+    """Why a form body with more fields than DATA_UPLOAD_MAX_NUMBER_FIELDS was refused."""
+    return _(
+        "The request has too many fields (the limit is %(limit)s). Send fewer at once, or "
+        "send JSON."
+    ) % {"limit": settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}
+
+
 def _flatten(value) -> list[str]:
     if isinstance(value, dict):
         return [f"{key}: {msg}" for key, inner in value.items() for msg in _flatten(inner)]
@@ -40,6 +48,8 @@ def error_body(detail: str, errors: dict | None = None) -> dict:
 def exception_handler(exc, context):
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body(too_large_message()), status=413)
+    if isinstance(exc, TooManyFieldsSent):
+        return Response(error_body(too_many_fields_message()), status=400)
     if isinstance(exc, ServiceError):
         # A refusal says its own status, code and message: the one place the API maps them.
         response = Response(exc.body(), status=exc.status)

@@ -52,3 +52,18 @@ def test_a_form_without_its_csrf_cookie_says_what_to_do(settings, debug):
     page = response.content.decode()
     assert STALE_FORM in page and "CSRF verification failed" not in page
     assert "This form could not be sent" in page
+
+
+def test_too_many_form_fields_is_a_400_that_says_the_limit(researcher_api, client, settings):
+    from studies.tests.factories import make_study
+
+    fields = "&".join(f"a{n}=1" for n in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 5))
+    study = make_study(researcher_api.handler._force_user, pairs=1, status="draft")
+    refused = researcher_api.generic(
+        "PATCH", f"/api/v1/studies/{study.slug}/", fields,
+        content_type="application/x-www-form-urlencoded",
+    )  # fmt: skip
+    assert refused.status_code == 400
+    assert "too many fields (the limit is 1000)" in refused.json()["detail"]
+    page = client.post("/login/", fields, content_type="application/x-www-form-urlencoded")
+    assert page.status_code == 400 and "too many fields" in page.content.decode()
