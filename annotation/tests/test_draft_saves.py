@@ -3,23 +3,13 @@
 import pytest
 
 from annotation.models import Assignment
+from annotation.tests import test_annotator_api as annotator_api
 
 pytestmark = pytest.mark.django_db
 
 LABELS = [["value_error"], []]
-
-
-@pytest.fixture
-def anna(members):
-    return members(1)[0]
-
-
-@pytest.fixture
-def lease(project, make_items, anna, client_for):
-    make_items(project, 2)
-    response = client_for(anna).post(f"/api/v1/annotator/projects/{project.slug}/next/")
-    assert response.status_code == 200, response.content
-    return response.json()
+anna = annotator_api.anna  # a member of the project (a fixture)
+lease = annotator_api.lease  # her first item, leased over the API (a fixture)
 
 
 def test_a_save_of_active_time_alone_keeps_the_labels_another_tab_saved(lease, anna, client_for):

@@ -18,6 +18,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 STATE = "() => JSON.parse(document.getElementById('work-state').textContent).assignment"
 
 
+def _signed_in(browser, live_server, annotator, password):
+    """A browser of its own (its tabs share cookies and localStorage), signed in: (context, tab)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    sign_in(page, live_server, annotator, password)
+    return context, page
+
+
 def _open_work(page, live_server, project):
     page.goto(f"{live_server.url}/annotation/p/{project.slug}/work/")
     expect(page.locator("#submit")).to_be_enabled()  # the item has settled
@@ -50,10 +59,7 @@ def test_a_page_opened_before_the_last_save_arrived_shows_and_saves_the_mark(
     browser, live_server, demo, password
 ):
     project, annotator = demo
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.set_default_timeout(15_000)
-    first = context.new_page()
-    sign_in(first, live_server, annotator, password)
+    context, first = _signed_in(browser, live_server, annotator, password)
     # The first page's saves never reach the server, as when a reload's GET is answered
     # before the save the page sent as it unloaded (it stays open: a closing page's last
     # request is not held back by the route).
@@ -78,10 +84,7 @@ def test_a_tab_nobody_touched_keeps_the_draft_another_tab_saved(
     browser, live_server, demo, password
 ):
     project, annotator = demo
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.set_default_timeout(15_000)
-    tab_a = context.new_page()
-    sign_in(tab_a, live_server, annotator, password)
+    context, tab_a = _signed_in(browser, live_server, annotator, password)
     pk = _open_work(tab_a, live_server, project)
     tab_b = context.new_page()
     assert _open_work(tab_b, live_server, project) == pk

@@ -178,15 +178,7 @@ def consent(request, slug: str):
             reverse("participate:declined", args=[study.slug]) + f"?lang={language}"
         )
         # Only this browser can later say it changed its mind (the decline names no one).
-        response.set_cookie(
-            declined_cookie_name(study),
-            declined.token,
-            max_age=COOKIE_AGE,
-            path="/s/",
-            httponly=True,
-            samesite="Lax",
-            secure=request.is_secure(),
-        )
+        _remember(request, response, declined_cookie_name(study), declined.token)
         return response
     try:
         result = svc.session_start(
@@ -212,16 +204,21 @@ def consent(request, slug: str):
 def _to_session(request, study: Study, session: ParticipantSession):
     """On to the session, with the cookie that lets this browser come back to it."""
     response = redirect("participate:session", token=session.token)
+    _remember(request, response, cookie_name(study), session.token)
+    return response
+
+
+def _remember(request, response, name: str, token: str) -> None:
+    """A cookie only the participant pages read (under /s/), never readable by scripts."""
     response.set_cookie(
-        cookie_name(study),
-        session.token,
+        name,
+        token,
         max_age=COOKIE_AGE,
         path="/s/",
         httponly=True,
         samesite="Lax",
         secure=request.is_secure(),
     )
-    return response
 
 
 @participant_page

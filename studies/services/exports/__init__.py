@@ -142,7 +142,7 @@ def export_request(*, study: Study, slug: str, user, include_platform_ids: bool 
         export_log_platform_ids(study=study, user=user, slug=slug)
     with transaction.atomic():
         # One request at a time per study decides whether the export is already coming.
-        Study.objects.select_for_update().filter(pk=study.pk).exists()
+        Study.objects.select_for_update().filter(pk=study.pk).first()
         job = (
             Job.objects.filter(
                 kind=EXPORT_JOB,
