@@ -39,7 +39,8 @@ class ButtonAddressMiddleware:
             response.status_code == 405
             and request.method in ("GET", "HEAD")
             and not is_api_request(request)
-            and not response.content
+            and not getattr(response, "streaming", False)
+            and not response.content  # Django's bare 405, not a page of a view's own
         ):
             # Said to a signed-in person; a participant's pages keep no messages (and no
             # session of this kind), and their flow puts them where they were anyway.

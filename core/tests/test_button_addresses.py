@@ -35,3 +35,13 @@ def test_the_api_still_answers_405_in_json(researcher_api):
     study = make_study(researcher_api.handler._force_user, pairs=2)
     refused = researcher_api.get(f"/api/v1/studies/{study.slug}/status/")
     assert refused.status_code == 405 and refused.json()["detail"] == 'Method "GET" not allowed.'
+
+
+def test_a_streamed_405_is_passed_on_as_it_is(rf):
+    from django.http import StreamingHttpResponse
+
+    from core.button_addresses import ButtonAddressMiddleware
+
+    streamed = StreamingHttpResponse(iter([b"x"]), status=405)
+    middleware = ButtonAddressMiddleware(lambda request: streamed)
+    assert middleware(rf.get("/studies/")) is streamed
