@@ -20,9 +20,9 @@ from annotation.api.quality_serializers import (
 )
 from annotation.models import GoldItem, Item, Project, ProjectMember
 from annotation.selectors.quality import funnel, quality_rows
+from annotation.services.annotator_decisions import annotator_decision
 from annotation.services.quality import (
     ACTIONS,
-    annotator_decide,
     attempt_grant,
     gold_from_reference,
     gold_set,
@@ -175,7 +175,7 @@ class DecisionView(APIView):
             return Response(error_body(f"Use one of: {', '.join(ACTIONS)}."), status=404)
         form = DecisionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        annotator_decide(project=project, annotator=member.annotator, action=action,
+        annotator_decision(project=project, annotator=member.annotator, action=action,
                          reason=form.validated_data["reason"], actor=request.user)  # fmt: skip
         data = {"funnel": funnel(project), "annotators": quality_rows(project)}
         return Response(QualityOverviewSerializer(data).data)

@@ -19,7 +19,7 @@ from annotation.services import (
     leases_expire,
     project_update,
 )
-from annotation.services.quality import annotator_decide
+from annotation.services.annotator_decisions import annotator_decision
 from annotation.tests.factories import submit
 from annotation.tests.quality_setup import control_item_ids, qualify, with_rounds
 
@@ -213,7 +213,7 @@ def test_a_late_submit_passes_the_work_gate_as_a_new_lease_does(
     _run_out(lease)
     if swept:
         leases_expire(project=project)
-    annotator_decide(project=project, annotator=anna, action=action, reason="r", actor=researcher)
+    annotator_decision(project=project, annotator=anna, action=action, reason="r", actor=researcher)
     with pytest.raises(QueueError) as gate:
         assignment_next(project=project, annotator=anna)
     for late in (assignment_submit, assignment_submit_next, assignment_draft_save):
@@ -288,7 +288,7 @@ def test_a_lease_still_running_is_released_when_its_annotator_is_blocked(
     (anna,) = members(1)
     qualify(project, anna)
     lease = assignment_next(project=project, annotator=anna)
-    annotator_decide(project=project, annotator=anna, action=action, reason="r", actor=researcher)
+    annotator_decision(project=project, annotator=anna, action=action, reason="r", actor=researcher)
     lease.refresh_from_db()
     assert lease.state == "released"
     for late in (assignment_submit, assignment_draft_save):

@@ -19,9 +19,9 @@ from annotation.selectors.quality import (
 )
 from annotation.selectors.rounds import round_rows
 from annotation.selectors.standing import annotator_rounds
+from annotation.services.annotator_decisions import annotator_decision
 from annotation.services.quality import (
     ACTIONS,
-    annotator_decide,
     attempt_grant,
     gold_from_reference,
     gold_set,
@@ -248,7 +248,7 @@ def annotator_decide_view(request, slug: str, user_id: int):
     project = _visible(request, slug)
     member = get_object_or_404(ProjectMember, project=project, annotator_id=user_id)
     try:
-        annotator_decide(project=project, annotator=member.annotator, action=request.POST.get("action", ""),
+        annotator_decision(project=project, annotator=member.annotator, action=request.POST.get("action", ""),
                          reason=request.POST.get("reason", ""), actor=request.user)  # fmt: skip
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

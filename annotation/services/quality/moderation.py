@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Project, Qualification
+from annotation.models import Project, Qualification
 from annotation.selectors.work import is_member
 from annotation.services.quality.common import QualityError, qualification_for
 from core.services.audit import audit_record
@@ -73,27 +73,4 @@ def annotator_decide(
             reason=reason,
             details={"annotator": annotator.username, "before": before},
         )
-    if action in ENDS_WORK:
-        # After the decision's commit: a submit locks the item before the standing, so
-        # taking the item locks while holding the standing's could deadlock with one.
-        _release_open_leases(project=project, annotator=annotator, actor=actor, why=action)
     return qualification
-
-
-# Actions after which the annotator takes no more work; the items they hold go back to the
-# pool at once. Otherwise a blocked annotator could still label (and be paid for) every
-# item leased before the block, its label set counted nowhere.
-ENDS_WORK = ("block", "disqualify")
-
-
-def _release_open_leases(*, project: Project, annotator, actor, why: str) -> None:
-    # Imported here: the queue's moves import the quality gate, which imports this package.
-    from annotation.services.queue_moves import assignment_release
-
-    open_leases = Assignment.objects.filter(
-        project=project, annotator=annotator, state=Assignment.State.LEASED
-    ).values_list("pk", flat=True)
-    for assignment_id in list(open_leases):
-        assignment_release(
-            assignment_id=assignment_id, project=project, actor=actor, reason=f"annotator {why}"
-        )

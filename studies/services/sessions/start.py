@@ -164,9 +164,7 @@ def session_start(
     now=None,
 ) -> StartResult:
     """Start a consented session, or return the one this platform id already has.
-
-    ``token``, from the consent form (start_tokens), is the new session's token and
-    proves a repeat of the same form.
+    ``token`` (start_tokens) is the new session's token, and proves a repeated form.
 
     The existing session is returned only with ``proof``: its token, from the
     cookie of the browser that started it or held by the JSON client that did.
@@ -216,7 +214,7 @@ def session_start(
             language=language if language in study.languages else study.language,
         )
         if token and not ParticipantSession.objects.filter(token=token).exists():
-            session.token = token  # else the form was sent again with another id: a new one
+            session.token = token  # (taken: the form was sent again with another id)
         trials, order = _build_trials(study=study, design=design, session=session, number=number)
         session.order = order
         session.trial_count = len(trials)
