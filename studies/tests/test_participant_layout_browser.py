@@ -239,7 +239,9 @@ def test_on_an_allowed_phone_everything_is_in_view_and_the_chart_opens_full_scre
         if chart.count() == 0:  # the instructed-response check has no chart
             svc.response_record(token=session.token, position=0, answer=4, client_ms=5000)
             page.reload()
-        # The hint is a line of its own under the chart: over it, it hid tick labels.
+        # The hint is a line of its own under the chart: over it, it hid tick labels. It
+        # shows once the page's script has set the chart up (after a reload, not at once).
+        expect(page.get_by_text("Tap to enlarge")).to_be_visible()
         hint = page.get_by_text("Tap to enlarge").bounding_box()
         image = page.locator(".trial .chart img").bounding_box()
         assert hint["y"] >= image["y"] + image["height"], (hint, image)
