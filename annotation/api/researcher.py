@@ -28,6 +28,7 @@ from annotation.models import Category, ImportBatch, Project
 from annotation.selectors import (
     annotator_rows,
     item_page,
+    member_by_username,
     open_leases,
     project_overview,
     researcher_item,
@@ -42,7 +43,7 @@ from annotation.services import (
     project_update,
 )
 from annotation.services.import_jobs import captions_import_upload
-from core.models import Job, User
+from core.models import Job
 from core.permissions import IsResearcher
 
 
@@ -268,9 +269,11 @@ class LeaseReassignView(APIView):
         project = _project(request, slug)
         form = ReassignSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        target = User.objects.filter(username=form.validated_data["annotator"]).first()
+        target = member_by_username(project=project, username=form.validated_data["annotator"])
         if target is None:
-            raise ValidationError({"annotator": ["No annotator with this username."]})
+            raise ValidationError(
+                {"annotator": ["No annotator of this project has this username."]}
+            )
         assignment = assignment_reassign(
             assignment_id=pk,
             project=project,

@@ -7,9 +7,15 @@ from annotation.selectors.progress import (
     project_overview,
     researcher_item,
 )
-from annotation.selectors.work import annotator_assignment, annotator_progress, work_categories
+from annotation.selectors.work import (
+    annotator_assignment,
+    annotator_progress,
+    member_by_username,
+    work_categories,
+)
 
 __all__ = [
+    "member_by_username",
     "annotator_assignment",
     "annotator_progress",
     "annotator_rows",

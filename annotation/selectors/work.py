@@ -42,6 +42,15 @@ def is_member(*, project: Project, annotator: User) -> bool:
     return ProjectMember.objects.filter(project=project, annotator=annotator).exists()
 
 
+def member_by_username(*, project: Project, username: str) -> User | None:
+    """The project's annotator with this username, or None.
+
+    None alike for a username nobody has and for someone outside the project, so a
+    researcher cannot learn from the answer which usernames exist on the site.
+    """
+    return User.objects.filter(username=username, memberships__project=project).first()
+
+
 def annotator_assignment(*, annotator: User, pk: int) -> Assignment:
     """One of the annotator's own assignments (404 for anyone else's)."""
     assignment = (

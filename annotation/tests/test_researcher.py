@@ -5,7 +5,7 @@ import pytest
 from annotation.defaults import DEFAULT_GUIDELINES
 from annotation.models import Assignment, Category, Item, Project
 from annotation.services import assignment_next, assignment_submit
-from core.models import AuditEntry
+from core.models import AuditEntry, User
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +143,18 @@ def test_leases_are_listed_released_and_reassigned_over_the_api(
         format="json",
     )
     assert unknown.status_code == 400
+    # Someone on the site but outside the project gets the very same answer: the
+    # endpoint does not tell a researcher which usernames exist.
+    outsider = User.objects.create_user(username="outsider", password="x")
+    elsewhere = researcher_api.post(
+        f"/api/v1/projects/{project.slug}/leases/{moved.json()['id']}/reassign/",
+        {"annotator": outsider.username},
+        format="json",
+    )
+    assert (elsewhere.status_code, elsewhere.json()) == (400, unknown.json())
+    assert unknown.json()["errors"]["annotator"] == [
+        "No annotator of this project has this username."
+    ]
     released = researcher_api.post(
         f"/api/v1/projects/{project.slug}/leases/{moved.json()['id']}/release/", {}, format="json"
     )
