@@ -8,6 +8,7 @@
   const chartroom = (window.Chartroom = window.Chartroom || {});
 
   // --- answer form: how the answer was given, how long the chart was on screen, one submit
+  const ENTER_MEANT_FOR_PREVIOUS_MS = 600;
   document.querySelectorAll("form[data-trial-form]").forEach((form) => {
     let sent = false;
     let shownAt = performance.now();
@@ -54,6 +55,13 @@
     });
     form.addEventListener("input", (event) => {
       if (event.target.matches("input[type=text]")) form.noteInteraction();
+    });
+    // An Enter held down, or pressed again just as the next chart appears, was meant for
+    // the chart before: it must not send this one's untouched answer (and show its error).
+    form.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || !event.target.matches("input, button[type=submit]")) return;
+      const justShown = performance.now() - shownAt < ENTER_MEANT_FOR_PREVIOUS_MS;
+      if (event.repeat || (justShown && count === 0)) event.preventDefault();
     });
     form.addEventListener("submit", (event) => {
       if (sent) {

@@ -189,3 +189,27 @@ def test_an_answer_from_a_stale_tab_is_not_taken_and_the_next_trial_says_so(
     page.reload()  # said once
     expect(page.locator("input[name=position]")).to_have_value(str(trial.position + 1))
     expect(page.get_by_role("alert")).to_be_hidden()
+
+
+def test_enter_pressed_again_as_the_next_chart_appears_does_not_send_its_empty_answer(
+    page, live_server, researcher
+):
+    chart_set = make_chart_set(researcher, pairs=2, answer_types=[AnswerType.FREE_TEXT])
+    study = make_study(researcher, chart_set=chart_set, checks=())
+    start(page, live_server, study, "enter1")
+    ready(page)
+    error = page.locator("[data-flow-error]")
+    page.locator("input[name=number]").fill("1.2 million")
+    page.keyboard.press("Enter")
+    page.get_by_text("Page 2 of 4").wait_for()
+    # The second press of a quick double Enter lands on the next chart's empty box.
+    page.keyboard.press("Enter")
+    time.sleep(0.3)
+    expect(error).to_be_hidden()
+    assert Response.objects.count() == 1
+    # A moment later Enter on the empty box is the participant's: it is refused as before.
+    time.sleep(0.5)
+    page.keyboard.press("Enter")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("number")
+    assert Response.objects.count() == 1
