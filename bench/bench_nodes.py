@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_participants import (  # noqa: E402 - needs ROOT on the path when run as a script
-    Http,
     answer,
     create_study,
     delete_study,
     setup_django,
     warm_up,
 )
+from bench.http_client import Http  # noqa: E402
 from bench.participants_report import pct  # noqa: E402
 from bench.participants_server import free_port, process_group_cpu, start_server, stop  # noqa: E402
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import json
 import os
 import random
 import secrets
@@ -43,6 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import participants_page  # noqa: E402
+from bench.classroom_bursts import BurstMeter  # noqa: E402
+from bench.http_client import Http  # noqa: E402
 from bench.participants_report import print_report  # noqa: E402
 from bench.participants_server import (  # noqa: E402 - needs ROOT on the path when run as a script
     LOG_PATH,
@@ -239,63 +240,6 @@ def delete_study(study):
 # ----------------------------------------------------------------------------- client
 
 
-class Http:
-    """A tiny keep-alive HTTP/1.1 client: one connection per simulated participant."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.reader = self.writer = None
-
-    async def request(self, method: str, path: str, body=None) -> tuple[int, dict]:
-        payload = json.dumps(body).encode() if body is not None else b""
-        status, _headers, data = await self.send(method, path, payload, "application/json")
-        return status, (json.loads(data) if data else {})
-
-    async def raw(self, method: str, path: str, form: str | None = None):
-        """(status, headers, body) of a page or file request, as a browser sends it."""
-        payload = form.encode() if form is not None else b""
-        kind = "application/x-www-form-urlencoded" if form is not None else ""
-        return await self.send(method, path, payload, kind, accept="text/html,*/*")
-
-    async def send(self, method, path, payload: bytes, kind: str, accept="application/json"):
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: {accept}\r\n"
-            + (f"Content-Type: {kind}\r\n" if kind else "")
-            + f"Content-Length: {len(payload)}\r\n\r\n"
-        ).encode()
-        for attempt in range(2):
-            if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-            try:
-                self.writer.write(head + payload)
-                await self.writer.drain()
-                status_line = await self.reader.readline()
-                if not status_line:
-                    raise ConnectionResetError
-                status = int(status_line.split()[1])
-                headers = {}
-                while (line := await self.reader.readline()) not in (b"\r\n", b""):
-                    name, _, value = line.decode().partition(":")
-                    headers[name.strip().lower()] = value.strip()
-                length = int(headers.get("content-length") or 0)
-                data = await self.reader.readexactly(length) if length else b""
-                if headers.get("connection", "").lower() == "close":
-                    await self.close()
-                return status, headers, data
-            except (ConnectionError, asyncio.IncompleteReadError):
-                await self.close()
-                # Only a request that never reached the server is retried; a
-                # submit is safe to retry anyway thanks to its idempotency key.
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
-
-    async def close(self):
-        if self.writer is not None:
-            self.writer.close()
-            self.writer = None
-
-
 async def participant(n: int, http, slug: str, clock, stats: dict):
     """A custom front end on the JSON flow: one request per answer."""
     t0 = time.perf_counter()
@@ -350,12 +294,16 @@ async def participant(n: int, http, slug: str, clock, stats: dict):
         stats["errors"].append(f"finish {status} {done}")
 
 
+def first_tick(args, begin: float) -> float:
+    # The first tick leaves time for everyone to arrive and open their first trial.
+    return begin + args.ramp_s + max(args.lockstep_s, 2.0)
+
+
 def make_clock(args, begin: float):
     """When a participant's next answer goes: after a think time, or at the class's tick."""
     loop = asyncio.get_running_loop()
     if args.lockstep_s:
-        # The first tick leaves time for everyone to arrive and open their first trial.
-        first = begin + args.ramp_s + max(args.lockstep_s, 2.0)
+        first = first_tick(args, begin)
 
         async def tick(step: int) -> None:
             await asyncio.sleep(max(0.0, first + step * args.lockstep_s - loop.time()))
@@ -421,10 +369,19 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
     stats["cpu_before"] = process_group_cpu(server_pid)
     stats["pg_before"] = postgres_backend_cpu()
     started = time.perf_counter()
-    clock = make_clock(args, asyncio.get_running_loop().time())
+    begin = asyncio.get_running_loop().time()
+    clock = make_clock(args, begin)
+    meter = None
+    if args.lockstep_s:
+        meter = BurstMeter(server_pid, args.participants, stats["answered_at"])
+        trials = 2 * args.pairs + 2
+        bursts = asyncio.create_task(meter.run(first_tick(args, begin), args.lockstep_s, trials))
     await asyncio.gather(
         *(one_participant(n, args, port, slug, clock, stats) for n in range(args.participants))
     )
+    if meter is not None:
+        await bursts
+        stats["bursts"] = meter.report_lines()
     # Page mode: link, consent, instructions, begin and the first page per session.
     stats["requests"] = (5 if args.mode == "page" else 1) * len(stats["start"])
     return stats, time.perf_counter() - started

@@ -100,6 +100,8 @@ def print_report(
             f"click-to-next       {latency(stats['click_to_next'])} (the reply, and the next "
             "chart unless it was fetched ahead)"
         )
+    for line in stats.get("bursts", ()):
+        print(line)
     start = stats["start"]
     print(f"session start       {latency(start)}")
     print(

@@ -130,7 +130,7 @@ def process_group_cpu(pgid: int) -> float:
     return total
 
 
-def _process_cpu(pid: int) -> float:
+def process_cpu(pid: int) -> float:
     fields = _stat(pid)
     return _cpu(fields) if fields is not None else 0.0
 
@@ -148,7 +148,7 @@ def postgres_backend_cpu() -> dict[int, float]:
             "SELECT pid FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchall()
-    return {pid: _process_cpu(pid) for (pid,) in rows}
+    return {pid: process_cpu(pid) for (pid,) in rows}
 
 
 def postgres_cpu_since(before: dict[int, float]) -> tuple[float, int]:

@@ -27,7 +27,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_participants import answer, create_study, delete_study  # noqa: E402
+from bench.participants_server import process_cpu  # noqa: E402
 from bench.profile_annotation_request import setup_django  # noqa: E402
+
+database_cpu = [0.0]  # seconds, summed over the measured sessions
 
 
 def parse_args():
@@ -56,14 +59,27 @@ def start(client, slug: str, n: int) -> tuple[str, dict]:
     return token, response.json()
 
 
+def backend_cpu() -> float:
+    """CPU seconds so far of the PostgreSQL backend serving this process (same machine)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return 0.0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return process_cpu(cursor.fetchone()[0])
+
+
 def one_session(client, slug: str, n: int, charts: bool, stages=None) -> tuple[int, float, float]:
-    """Answers one session through; (answers, CPU seconds, wall seconds) of the answering."""
+    """Answers one session through; (answers, CPU seconds, wall seconds) of the answering,
+    adding the database's CPU for them to ``database_cpu``."""
     if stages:
         stages.counting = False  # the start is not an answer
     token, trial = start(client, slug, n)
     if stages:
         stages.counting = True
     done = 0
+    database = backend_cpu()
     cpu, wall = time.process_time(), time.perf_counter()
     while trial is not None:
         response = client.post(
@@ -85,7 +101,9 @@ def one_session(client, slug: str, n: int, charts: bool, stages=None) -> tuple[i
             image = client.get(urlsplit(trial["preload_image_url"]).path)
             assert image.status_code == 200, image.status_code
             b"".join(image)  # a file response: read it as the server would send it
-    return done, time.process_time() - cpu, time.perf_counter() - wall
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    database_cpu[0] += backend_cpu() - database
+    return done, cpu, wall
 
 
 def main() -> int:
@@ -100,6 +118,7 @@ def main() -> int:
     stages = None
     try:
         one_session(client, study.slug, 0, not args.no_charts)  # warm up
+        database_cpu[0] = 0.0
         if args.split:
             from bench.answer_stages import AnswerStages
 
@@ -122,6 +141,8 @@ def main() -> int:
     what = "answers" if args.no_charts else "answers (each with its chart fetched ahead)"
     print(f"{total} {what}: {cpu / total * 1000:.2f} ms CPU, {wall / total * 1000:.2f} ms wall "
           "per answer" + (" (under cProfile)" if profiler else ""))  # fmt: skip
+    print(f"PostgreSQL: {database_cpu[0] / total * 1000:.2f} ms CPU per answer (its backend, "
+          "read from /proc in 10 ms ticks)")  # fmt: skip
     if profiler:
         pstats.Stats(profiler).sort_stats(args.sort).print_stats(50)
     if stages:

@@ -63,6 +63,20 @@ def test_the_participant_bench_drives_the_trial_page_and_counts_every_answer(ben
     # Every answer's time inside the server, read from its access log.
     assert "  inside the server p50" in output and "nan" not in output
 
+    # A classroom: everyone answers at each tick; each tick's burst is measured alone.
+    output = run_bench(
+        "bench_participants.py", bench_database,
+        "--mode", "page", "--participants", "3", "--pairs", "2", "--lockstep-s", "0.6",
+        "--ramp-s", "0.3",
+    )  # fmt: skip
+    assert "result              OK: stored == submitted" in output
+    bursts = next(line for line in output.splitlines() if line.startswith("bursts "))
+    assert "6 ticks, 3 answers each: drained in p50" in bursts, bursts
+    assert "not drained" not in bursts
+    cpu = next(line for line in output.splitlines() if "CPU per answer    web server" in line)
+    # Figures, not "nan": /proc's 10 ms ticks may read a tiny burst as 0.
+    assert float(cpu.split("web server ")[1].split(" ms")[0]) >= 0, cpu
+
 
 def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_database):
     output = run_bench(
@@ -88,3 +102,5 @@ def test_the_answer_split_reaches_every_stage_and_adds_up(bench_database):
     parts = ("middleware, handler, test client", "rendering the JSON reply",
              "the view (DRF's dispatch and post)")  # fmt: skip
     assert abs(sum(stages[p] for p in parts) - stages["whole answer request"]) < 0.01
+    # The database's own CPU for the answers, read from its backend's /proc entry.
+    assert "PostgreSQL: " in output and " ms CPU per answer (its backend" in output, output
