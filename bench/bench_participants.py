@@ -47,11 +47,10 @@ from bench.http_client import Http  # noqa: E402
 from bench.participants_report import print_report  # noqa: E402
 from bench.participants_server import (  # noqa: E402 - needs ROOT on the path when run as a script
     LOG_PATH,
+    PostgresCpu,
     answer_times_in_server,
     collect_static,
     free_port,
-    postgres_backend_cpu,
-    postgres_cpu_since,
     process_group_cpu,
     start_server,
     stop,
@@ -367,13 +366,14 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
     }
     # The warm-up's CPU is not the participants'.
     stats["cpu_before"] = process_group_cpu(server_pid)
-    stats["pg_before"] = postgres_backend_cpu()
+    postgres = stats["postgres"] = PostgresCpu()
+    watching = asyncio.create_task(postgres.watch())
     started = time.perf_counter()
     begin = asyncio.get_running_loop().time()
     clock = make_clock(args, begin)
     meter = None
     if args.lockstep_s:
-        meter = BurstMeter(server_pid, args.participants, stats["answered_at"])
+        meter = BurstMeter(server_pid, postgres, args.participants, stats["answered_at"])
         trials = 2 * args.pairs + 2
         bursts = asyncio.create_task(meter.run(first_tick(args, begin), args.lockstep_s, trials))
     await asyncio.gather(
@@ -382,6 +382,7 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
     if meter is not None:
         await bursts
         stats["bursts"] = meter.report_lines()
+    watching.cancel()
     # Page mode: link, consent, instructions, begin and the first page per session.
     stats["requests"] = (5 if args.mode == "page" else 1) * len(stats["start"])
     return stats, time.perf_counter() - started
@@ -414,7 +415,8 @@ def main(argv=None) -> int:
         client_before = time.process_time()
         stats, wall = asyncio.run(run_participants(args, port, study.slug, server.pid))
         server_cpu = process_group_cpu(server.pid) - stats["cpu_before"]
-        postgres_cpu, stats["pg_ended"] = postgres_cpu_since(stats["pg_before"])
+        postgres_cpu = stats["postgres"].used()
+        stats["postgres"].close()
         client_cpu = time.process_time() - client_before
     finally:
         stop(server)

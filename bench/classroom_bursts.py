@@ -18,7 +18,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from bench.participants_server import postgres_backend_cpu, process_group_cpu
+from bench.participants_server import PostgresCpu, process_group_cpu
 
 LEAD_S = 0.05  # the window opens this long before the tick
 LONGEST_S = 3.0  # a burst not drained by then is cut off (and said to be)
@@ -37,6 +37,7 @@ class Burst:
 @dataclass
 class BurstMeter:
     server_pid: int
+    postgres: PostgresCpu
     expected: int  # answers per tick: one per participant
     answered_at: list  # appended to by the participants as each answer's reply comes back
     bursts: list[Burst] = field(default_factory=list)
@@ -73,7 +74,7 @@ class BurstMeter:
     def _sample(self) -> tuple[float, dict, float]:
         # This process's clock first: the /proc reads after it are not the client's load.
         client = time.process_time()
-        return process_group_cpu(self.server_pid), postgres_backend_cpu(), client
+        return process_group_cpu(self.server_pid), self.postgres.read(), client
 
     def report_lines(self, cpus: int | None = None) -> list[str]:
         """The bursts' figures as report lines (none without a measured burst)."""

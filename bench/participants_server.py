@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import signal
@@ -135,28 +136,50 @@ def process_cpu(pid: int) -> float:
     return _cpu(fields) if fields is not None else 0.0
 
 
-def postgres_backend_cpu() -> dict[int, float]:
-    """CPU seconds so far of each PostgreSQL backend on the bench database, by pid.
+class PostgresCpu:
+    """CPU seconds of the bench database's backends over a run, ended backends included.
 
-    The backends serving gunicorn's connections (this query's own excluded); read from
-    /proc, so only for a server on this machine.
+    A backend's CPU can be read only while it runs (/proc, so only for a database on this
+    machine), and the web server's connections end every ``DB_CONN_MAX_AGE`` seconds:
+    read once at the start and once at the end, a four-minute classroom missed every
+    backend that came and went in between (two thirds of the database's CPU). So the
+    backends are read every ``EVERY_S`` over one connection of its own (excluded), and
+    each one's last figure is kept; a backend that ends loses at most its last interval.
     """
-    import psycopg
 
-    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-        rows = conn.execute(
+    EVERY_S = 1.0
+
+    def __init__(self):
+        import psycopg
+
+        self._conn = psycopg.connect(os.environ["DATABASE_URL"], autocommit=True)
+        self._last: dict[int, float] = {}
+        self._first = self.read()
+
+    def read(self) -> dict[int, float]:
+        """CPU seconds so far of each backend running now, by pid."""
+        rows = self._conn.execute(
             "SELECT pid FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
         ).fetchall()
-    return {pid: process_cpu(pid) for (pid,) in rows}
+        figures = {pid: process_cpu(pid) for (pid,) in rows}
+        # One that ended between the query and its /proc entry reads 0: keep its last figure.
+        self._last.update({pid: cpu for pid, cpu in figures.items() if cpu})
+        return figures
 
+    async def watch(self) -> None:
+        """Read every ``EVERY_S`` until cancelled."""
+        while True:
+            await asyncio.sleep(self.EVERY_S)
+            self.read()
 
-def postgres_cpu_since(before: dict[int, float]) -> tuple[float, int]:
-    """CPU seconds the bench database's backends used since ``before`` (new ones in full),
-    and how many of ``before`` have ended since (their CPU is not counted)."""
-    now = postgres_backend_cpu()
-    used = sum(cpu - before.get(pid, 0.0) for pid, cpu in now.items())
-    return used, len(set(before) - set(now))
+    def used(self) -> float:
+        """CPU seconds used since this object was made (new backends in full)."""
+        self.read()
+        return sum(cpu - self._first.get(pid, 0.0) for pid, cpu in self._last.items())
+
+    def close(self) -> None:
+        self._conn.close()
 
 
 def stop(proc: subprocess.Popen) -> None:
