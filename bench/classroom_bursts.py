@@ -105,5 +105,6 @@ class BurstMeter:
 
 
 def _postgres_delta(before: dict, after: dict) -> float:
-    # A backend that ended within the window is not counted (its last figure is gone).
-    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items())
+    # A backend that ended within the window is not counted (its last figure is gone; one
+    # that ended while being read reads 0).
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in after.items() if cpu)

@@ -142,7 +142,7 @@ class PostgresCpu:
     A backend's CPU can be read only while it runs (/proc, so only for a database on this
     machine), and the web server's connections end every ``DB_CONN_MAX_AGE`` seconds:
     read once at the start and once at the end, a four-minute classroom missed every
-    backend that came and went in between (two thirds of the database's CPU). So the
+    backend that came and went in between (four fifths of the database's CPU). So the
     backends are read every ``EVERY_S`` over one connection of its own (excluded), and
     each one's last figure is kept; a backend that ends loses at most its last interval.
     """

@@ -104,3 +104,21 @@ def test_the_answer_split_reaches_every_stage_and_adds_up(bench_database):
     assert abs(sum(stages[p] for p in parts) - stages["whole answer request"]) < 0.01
     # The database's own CPU for the answers, read from its backend's /proc entry.
     assert "PostgreSQL: " in output and " ms CPU per answer (its backend" in output, output
+
+
+def test_a_burst_report_adds_the_three_parts_and_skips_a_backend_that_ended():
+    from bench.classroom_bursts import Burst, BurstMeter, _postgres_delta
+
+    # A backend that ended while it was read (0) or before (absent) adds nothing.
+    assert _postgres_delta({1: 2.0, 2: 5.0}, {1: 2.5, 2: 0.0, 3: 0.25}) == 0.75
+    meter = BurstMeter(server_pid=0, postgres=None, expected=200, answered_at=[])
+    meter.bursts = [
+        Burst(200, 0.40, web_cpu=0.6, postgres_cpu=0.2, client_cpu=0.1, complete=True),
+        Burst(100, 3.00, web_cpu=0.3, postgres_cpu=0.1, client_cpu=0.02, complete=False),
+    ]
+    bursts, cpu = meter.report_lines(cpus=2)
+    assert "2 ticks, 150 answers each: drained in p50 1700 ms, max 3000 ms" in bursts
+    assert "(1 not drained within 3 s)" in bursts
+    # 0.9 s web, 0.3 s database, 0.12 s client over 300 answers; 150 a tick on 2 CPUs.
+    assert "web server 3.00 ms, PostgreSQL 1.00 ms, this client 0.40 ms" in cpu
+    assert "a burst needs at least 330 ms on 2 CPUs" in cpu
