@@ -283,6 +283,11 @@ _NOT_DECIMAL = re.compile(r"(?<![\w.,])[-+]?0[xob][0-9a-f]|\d_+\d", re.IGNORECAS
 # numbers, and "3½" as 31 and 2.
 _FRACTION = re.compile(r"(?<![\d.,])\d{1,3}\s*[/\u2044\u2215]\s*\d{1,3}(?![\d.,])")
 _VULGAR_FRACTION = re.compile("[\u00bc-\u00be\u2150-\u215e\u2189]")
+# Two signs before one number ("--5", "+-5", "-$-5"): no reading is sure, so it is refused
+# rather than stored as one the participant may not have meant. Not after a digit: "5--6" is two numbers (a range).
+_DOUBLED_SIGN = re.compile(r"(?<![\w.,])[-+]\s*(?:[$€£¥₹]\s?)?[-+]\s*(?:[$€£¥₹]\s?)?\d")
+# A sign standing apart at the start ("- 5"): read as 5 it may be the -5 that was meant.
+_SIGN_APART = re.compile(r"^[-+]\s+(?:[$€£¥₹]\s?)?\d")
 # Beyond these a float loses the number (1e-400 becomes 0.0) or it is no estimate.
 _LARGEST = Decimal("1e300")
 _SMALLEST = Decimal("1e-300")
@@ -301,7 +306,10 @@ def _refuse_other_notations(text: str, language: str) -> None:
     if found:
         word = next(w for w in re.finditer(r"[-+]?\w+", text) if w.end() > found.start())
         raise AnswerFormatError(DIGITS_NUMBER_HELP.format(found=word.group(0)))
-    if _VULGAR_FRACTION.search(text) or _FRACTION.search(clean_text(text)):
+    cleaned = clean_text(text).strip()
+    if _DOUBLED_SIGN.search(cleaned) or _SIGN_APART.match(cleaned):
+        raise AnswerFormatError(NUMBER_HELP)
+    if _VULGAR_FRACTION.search(text) or _FRACTION.search(cleaned):
         example = f"0{NUMBER_MARKS[language][0]}5"
         raise AnswerFormatError(FRACTION_NUMBER_HELP.format(example=example))
 
@@ -348,7 +356,9 @@ def parse_quantity(text, language: str | None = None) -> Quantity:
     # Several numbers are fine only when they agree, as in "1.2 million
     # (1,200,000)"; "40-50" or "45 in 2019" have no single reading.
     if any(q.value != first.value for q in quantities[1:]):
-        found = ", ".join(m.group(0).strip() for m in matches[:4])
+        # Where a comma marks decimals, "3,5, 4" would read as three numbers.
+        separator = "; " if NUMBER_MARKS[language][0] == "," else ", "
+        found = separator.join(m.group(0).strip() for m in matches[:4])
         raise AnswerFormatError(SINGLE_NUMBER_HELP.format(found=found))
     return _sized(first)
 

@@ -87,3 +87,14 @@ def test_keys_are_read_in_english_whatever_the_session():
         assert check_free_text("1,5", "1.5")
         assert not check_free_text("1.500", "1.5")
         assert check_free_text("1.500", "1,500")
+
+
+@pytest.mark.parametrize(
+    ("language", "found"), [("de", "3,5; 4"), ("es", "3,5; 4"), ("en", "3, 4")]
+)
+def test_numbers_found_are_listed_so_a_decimal_comma_cannot_be_misread(language, found):
+    # "3,5, 4" read as three numbers where a comma marks decimals.
+    text = "3,5 und 4" if language != "en" else "3 and 4"
+    with pytest.raises(AnswerFormatError) as error:
+        parse_number(text, language)
+    assert f"(we found {found})" in error.value.message
