@@ -109,7 +109,7 @@ QUESTIONS = {
     "G14_Q1": (
         "Die Abbildung unten zeigt die Marktanteile verschiedener Schnellrestaurants. Ordnen Sie "
         "die Restaurants nach Marktanteil, vom größten zum kleinsten.",
-        ["Burger Barn", "Taco Town", "Pizza Planet", "Chicken Shack", "Noodle Nook"],
+        ["Burger Barn", "Chicken Shack", "Noodle Nook", "Pizza Planet", "Taco Town"],
     ),
     "G15_Q1": (
         "Welcher Bundesstaat hat den höheren Anteil im Ausland geborener Menschen, Wisconsin (WI) "

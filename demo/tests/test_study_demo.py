@@ -1,11 +1,14 @@
 """The demo study loaded by `make demo`."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
 
 from demo.study import DEMO_SLUG, load_study_demo
+from demo.study_de import QUESTIONS
 from studies.models import AttentionCheck, ParticipantSession, Study
 from studies.selectors.study import study_readiness
 from studies.services.sessions import Identity, session_start
@@ -62,3 +65,21 @@ def test_the_demo_says_each_thing_once_in_each_language(
     assert ranking in instructions
     # Once, as the time limit (the session's random token in the page's links may hold "60").
     assert instructions.replace(session.token, "").count("60") == 1
+
+
+def test_german_options_stand_where_the_original_ones_do():
+    """Translated options are matched to the original ones by position: a name kept as it
+    is must sit at its original place (G14_Q1's restaurants were listed in the key's order,
+    while a ranking's options are stored alphabetically)."""
+    specs = json.loads(
+        (Path(__file__).resolve().parents[2] / "fixtures/chart_specs.json").read_text()
+    )
+    specs = specs if isinstance(specs, list) else specs["specs"]
+    for spec in specs:
+        if spec.get("id") not in QUESTIONS or " > " not in str(spec.get("answer", "")):
+            continue
+        original = sorted(spec["answer"].split(" > "), key=str.casefold)  # as ranking stores them
+        german = QUESTIONS[spec["id"]][1]
+        for place, name in enumerate(german):
+            if name in original:
+                assert original.index(name) == place, (spec["id"], german, original)
