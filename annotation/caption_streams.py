@@ -19,7 +19,11 @@ from core import json_input
 CHUNK = 1 << 20  # 1 MiB of the file at a time
 # A JSON error this close to the end of what was read may just be a cut-off value: read on.
 _CUT_OFF_MARGIN = 64
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
+# Line ends only: a pattern for whole lines ("[^\r\n]*" then an end) retried from every
+# character of a long line without one, which took minutes for a 100 KB caption, with
+# the regex engine holding the interpreter lock so that every request of the process
+# waited. Searching for the ends alone is linear.
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class StreamProblem(Exception):
@@ -63,18 +67,22 @@ def text_chunks(source: BinaryIO, size: int | None = None) -> Iterator[str]:
 
 def text_lines(chunks: Iterator[str]) -> Iterator[str]:
     """Lines with their endings (\\n, \\r\\n or \\r), as ``open(newline="")`` gives them to csv."""
-    rest = ""
+    parts: list[str] = []  # the line so far, when it runs over several chunks
+    held = ""  # a \r that ended the last chunk: it may be the first half of \r\n
     for chunk in chunks:
-        rest += chunk
-        # A \r at the very end may be the first half of \r\n: keep it for the next chunk.
-        keep = 1 if rest.endswith("\r") else 0
-        end = 0
-        for match in _LINE.finditer(rest, 0, len(rest) - keep):
-            yield match.group()
-            end = match.end()
-        rest = rest[end:]
-    if rest:
-        yield rest
+        chunk, held = held + chunk, ""
+        if chunk.endswith("\r"):
+            chunk, held = chunk[:-1], "\r"
+        start = 0
+        for match in _LINE_END.finditer(chunk):
+            parts.append(chunk[start : match.end()])
+            yield "".join(parts)
+            parts.clear()
+            start = match.end()
+        if start < len(chunk):
+            parts.append(chunk[start:])
+    if parts or held:
+        yield "".join(parts) + held
 
 
 def json_list_items(chunks: Iterator[str]) -> Iterator[object]:

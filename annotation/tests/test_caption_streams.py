@@ -2,7 +2,10 @@
 read, whatever the chunk boundaries. No database."""
 
 import io
+import itertools
 import json
+import re
+import time
 
 import pytest
 
@@ -80,3 +83,22 @@ def test_a_byte_order_mark_is_dropped_and_text_split_in_a_character_is_joined():
 def test_lines_keep_their_endings_as_csv_expects(size):
     text = 'a,b\r\n"x\ny",2\rlast'
     assert list(text_lines(pieces(text, size))) == ["a,b\r\n", '"x\n', 'y",2\r', "last"]
+
+
+def test_every_split_of_every_short_text_gives_the_lines_a_whole_read_gives():
+    whole = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+    for length in range(7):
+        for text in map("".join, itertools.product("a\r\n", repeat=length)):
+            expected = whole.findall(text)
+            for cut in range(len(text) + 1):
+                assert list(text_lines(iter([text[:cut], text[cut:]]))) == expected, (text, cut)
+
+
+def test_a_long_line_is_split_in_linear_time():
+    # A 100 KB line took minutes (a pattern retried from every character), holding the
+    # interpreter lock so that every request of the web process waited.
+    line = "word " * 400_000  # 2 MB, over two chunks, then one more line
+    started = time.perf_counter()
+    lines = list(text_lines(pieces(line + "\nnext", 1 << 20)))
+    assert lines == [line + "\n", "next"]
+    assert time.perf_counter() - started < 2.0
