@@ -177,8 +177,11 @@ class _Images:
             )
         except ImageRejected as exc:
             return "", f"“{base}” is not a usable image: {exc.message}"
-        except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-            return "", f"“{base}” could not be read from the zip ({exc})."
+        # Besides BadZipFile (bad CRC), zlib, bz2 and lzma each raise their own errors on
+        # damaged data, and unsupported methods NotImplementedError (as the library's reader
+        # says): a damaged entry was a 500.
+        except Exception:
+            return "", f"“{base}” is damaged in the zip and cannot be unpacked."
         # Content-derived names: a file stored for an import that is then rejected is
         # harmless, and importing it again reuses it.
         name = f"{CHART_DIR}/{generated_name(image.data, image.extension)}"

@@ -224,6 +224,23 @@ def test_a_broken_image_is_rejected(project):
     assert problems[0].startswith("record 1 (a): image_path: “pew_1.png” is not a usable image")
 
 
+def test_a_damaged_entry_of_the_zip_is_rejected_with_its_name(project):
+    # Random bytes compress to nothing smaller; deflated and then scrambled, the entry's
+    # data no longer inflates (zlib.error, which was a 500).
+    noise = bytes(range(256)) * 64
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("pew_1.png", noise * 4)
+    data = bytearray(buffer.getvalue())
+    start = 30 + len("pew_1.png")  # the local header, then the compressed bytes
+    for i in range(start + 2, start + 40):
+        data[i] ^= 0xFF
+    problems = rejected(project, as_json(record("a", image_path="pew_1.png")), images=bytes(data))
+    assert problems == [
+        "record 1 (a): image_path: “pew_1.png” is damaged in the zip and cannot be unpacked."
+    ]
+
+
 def test_images_named_but_missing_are_rejected(project):
     problems = rejected(project, as_json(record("a", image_path="nope.png")), images=zipped({}))
     assert problems == [
