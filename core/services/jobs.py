@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -148,10 +147,9 @@ def job_run(*, job_id: int) -> Job:
             result = handler(job, report) or {}
     except Exception as exc:  # the job row is how the failure reaches people
         logger.exception("Job %s (%s) failed", job.pk, job.kind)
-        failure = {
-            "error": _failure_text(exc),
-            "result": {"traceback": traceback.format_exc(limit=8)},
-        }
+        # The traceback goes to the log only: the job's row is read over the API by its
+        # owner, who needs what to do, not the server's file paths.
+        failure = {"error": _failure_text(exc, job.pk), "result": {}}
         unless_locked(
             lambda: Job.objects.filter(pk=job.pk).update(
                 state=Job.State.FAILED, finished_at=timezone.now(), message="Failed", **failure
@@ -171,14 +169,17 @@ def job_run(*, job_id: int) -> Job:
     return job
 
 
-def _failure_text(exc: Exception) -> str:
+def _failure_text(exc: Exception, job_pk: int) -> str:
     """What a person reads of a failed job: a refusal in its own words (a pair named the
-    wrong way for an export); anything else named as it is logged, for whoever looks."""
+    wrong way for an export); anything else named as it is logged, with what to do."""
     if isinstance(exc, ValidationError):
         return " ".join(exc.messages)
     if isinstance(exc, ServiceError):
         return exc.message
-    return f"{type(exc).__name__}: {exc}"
+    return (
+        f"{type(exc).__name__}: {exc}. Run it again; if it fails again, the server's log "
+        f"has the details under job {job_pk}."
+    )
 
 
 @contextmanager

@@ -44,7 +44,12 @@ def test_a_failing_job_records_the_error_instead_of_crashing(
         job = job_create(kind="test.fails", user=researcher)
     job.refresh_from_db()
     assert job.state == Job.State.FAILED
-    assert job.error == "ValueError: the input had no rows"
+    assert job.error == (
+        "ValueError: the input had no rows. Run it again; if it fails again, the server's log "
+        f"has the details under job {job.pk}."
+    )
+    # The traceback is logged, not handed to whoever reads the job over the API.
+    assert job.result == {}
 
 
 @job_handler("test.refused")
