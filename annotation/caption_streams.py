@@ -162,6 +162,8 @@ class _JsonReader:
                 self.fail(exc.msg, exc.pos)
             except RecursionError:  # core/json_input.py says why
                 self.fail(json_input.TOO_DEEP)
+            except ValueError:  # the only other one: an int longer than Python reads
+                self.fail(json_input.TOO_MANY_DIGITS)
             # A number near the end of what was read may go on in the next chunk ("1." + "5").
             number = isinstance(value, int | float) and not isinstance(value, bool)
             if number and end >= len(self.buffer) - _CUT_OFF_MARGIN and self.more():

@@ -102,3 +102,11 @@ def test_a_long_line_is_split_in_linear_time():
     lines = list(text_lines(pieces(line + "\nnext", 1 << 20)))
     assert lines == [line + "\n", "next"]
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_number_too_long_for_python_names_where_it_is():
+    # Python reads at most 4300 digits into an int; its ValueError was a 500.
+    text = '[{"_id": 1},\n {"_id": ' + "1" * 5001 + "}]"
+    with pytest.raises(StreamProblem) as problem:
+        list(json_list_items(iter([text])))
+    assert "more than 4300 digits at line 2" in str(problem.value)

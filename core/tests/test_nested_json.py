@@ -48,3 +48,15 @@ def test_an_upload_of_model_answers_nested_too_deeply_is_a_problem_of_the_file()
     result = read_model_answers(DEEP.encode(), "answers.json")
     assert not result.rows
     assert any("nested too deeply" in str(problem) for problem in result.problems)
+
+
+LONG = "1" * 5001  # Python reads at most 4300 digits into an int
+
+
+def test_a_number_too_long_for_python_is_invalid_json_not_a_500():
+    with pytest.raises(json.JSONDecodeError, match="more than 4300 digits"):
+        json_input.loads(f'{{"a": {LONG}}}')
+    line = f'{{"model": "m", "chart_id": "G1_Q1_1", "fact_answer": {LONG}}}'
+    result = read_model_answers(line.encode(), "answers.jsonl")
+    assert not result.rows
+    assert any("more than 4300 digits" in str(problem) for problem in result.problems)
