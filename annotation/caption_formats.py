@@ -25,6 +25,7 @@ from annotation.caption_streams import (
 )
 from annotation.labels import LabelProblem, clean_labels
 from core import json_input
+from core.csv_input import csv_error_text
 
 FORMATS = ("json", "jsonl", "csv")
 MAX_ID = 200
@@ -190,8 +191,11 @@ class CaptionReader:
                 yield number, _BAD_ROW
 
     def _csv_rows(self):
+        row_starts = 1  # the line the row being read starts on
         try:
-            reader = csv.DictReader(text_lines(text_chunks(self.source)))
+            # Strict: a quote opened and never closed would otherwise take every row after
+            # it into one cell, and those rows would be lost without a word.
+            reader = csv.DictReader(text_lines(text_chunks(self.source)), strict=True)
             columns = [c.strip() for c in reader.fieldnames or []]
             if "caption" not in columns:
                 self.problems.append(
@@ -203,13 +207,15 @@ class CaptionReader:
                     )
                 )
                 return
+            row_starts = reader.line_num + 1
             for number, row in enumerate(reader, start=1):
                 cleaned = {(k or "").strip(): v for k, v in row.items()}
                 if None in row:  # more cells than header columns
                     cleaned["__extra__"] = row[None]
                 yield number, cleaned
+                row_starts = reader.line_num + 1
         except csv.Error as exc:
-            self.problems.append(Problem(None, "", "csv", f"not valid CSV: {exc}."))
+            self.problems.append(Problem(None, "", "csv", csv_error_text(exc, row_starts)))
 
 
 def _text(value) -> str | None:

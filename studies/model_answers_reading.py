@@ -40,6 +40,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from analysis.model_eval.probability import extract_probability
 from core import json_input
+from core.csv_input import csv_error_text
 from studies.benchmark_format import decode_text
 from studies.model_answers_format import (
     DEFAULT_MAX_BYTES,
@@ -167,9 +168,14 @@ class _Reader:
         first_line = text.split("\n", 1)[0]
         delimiter = max((",", ";", "\t"), key=first_line.count)
         try:
-            rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+            reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+            rows = []
+            for row in reader:
+                rows.append(row)
+                row_starts = reader.line_num + 1
         except csv.Error as exc:
-            self.problem(None, f"The file is not valid CSV ({exc}).", FILE)
+            line = row_starts if rows else 1
+            self.problem(None, f"The file is {csv_error_text(exc, line)}", FILE)
             return
         numbered = [(n, r) for n, r in enumerate(rows, start=1) if any(c.strip() for c in r)]
         if not numbered:

@@ -265,6 +265,20 @@ def test_duplicates_that_differ_are_rejected(project):
     ]
 
 
+def test_a_quote_never_closed_is_rejected_not_read_as_one_caption_with_the_rows_after_it(project):
+    data = (
+        b"_id,caption,model,dataset,image_path\n"
+        b'q10,"Turnout rose.,m,d,https://example.org/a.png\n'
+        b"q11,Turnout fell.,m,d,https://example.org/b.png\n"
+        b"q12,Turnout held.,m,d,https://example.org/c.png\n"
+    )
+    problems = rejected(project, data, filename="c.csv")
+    assert problems == [
+        "file: csv: not valid CSV: unexpected end of data in the row starting on line 2. "
+        'Look there for a quote (") that is opened but never closed.'
+    ]
+
+
 def test_malformed_files_are_rejected(project):
     assert rejected(project, b"[{", filename="c.json")[0].startswith("file: json: not valid JSON")
     assert "a list of records" in rejected(project, b'{"_id": 1}', filename="c.json")[0]

@@ -33,6 +33,19 @@ def _kinds(result):
     return [(p.row, p.kind) for p in result.problems]
 
 
+def test_a_quote_never_closed_is_a_problem_not_the_rows_after_it_swallowed():
+    # Read leniently, row 2's open quote took row 3 into its cell: "1 row" imported.
+    result = read_model_answers(
+        _csv('gpt,G1_Q1_1,yes,"a', "gpt-q,G1_Q1_2,1.5,0.4,fine", "gpt,G2_Q1_1,2,0.5,ok"),
+        "answers.csv",
+    )
+    assert not result.rows
+    assert [str(p.message) for p in result.problems] == [
+        "The file is not valid CSV: unexpected end of data in the row starting on line 2. "
+        'Look there for a quote (") that is opened but never closed.'
+    ]
+
+
 def test_it_reads_a_clean_csv_and_extracts_the_mind_number():
     result = read_model_answers(
         _csv(

@@ -1,0 +1,20 @@
+"""CSV from uploads, read strictly, and what to say when it cannot be read.
+
+Python's csv reader, left lenient, takes a quote that is opened and never closed as the
+start of one cell that runs to the end of the file: every row after it is lost without
+a word. Readers of uploaded CSV pass ``strict=True`` and report the error with
+:func:`csv_error_text`.
+"""
+
+from __future__ import annotations
+
+import csv
+
+
+def csv_error_text(exc: csv.Error, line: int | None = None) -> str:
+    """csv's complaint, with the line where the row it could not read starts (if known)."""
+    where = f" in the row starting on line {line}" if line else ""
+    text = f"not valid CSV: {exc}{where}."
+    if "unexpected end of data" in str(exc):
+        text += ' Look there for a quote (") that is opened but never closed.'
+    return text
