@@ -279,6 +279,15 @@ def test_a_quote_never_closed_is_rejected_not_read_as_one_caption_with_the_rows_
     ]
 
 
+def test_a_nul_character_is_refused_in_csv_and_json(project):
+    # PostgreSQL stores no NUL in text: the import was a 500 there (SQLite kept it).
+    reason = "text: it holds a NUL character (binary data, not text); remove it and import again."
+    csv_data = b"_id,caption\nc1,Turnout\x00 rose.\n"
+    assert rejected(project, csv_data, filename="c.csv") == [f"record 1 (c1): {reason}"]
+    escaped = as_json(record("a", sentences=["Turnout\u0000 rose.", "Fine."]))
+    assert rejected(project, escaped) == [f"record 1 (a): {reason}"]
+
+
 def test_malformed_files_are_rejected(project):
     assert rejected(project, b"[{", filename="c.json")[0].startswith("file: json: not valid JSON")
     assert "a list of records" in rejected(project, b'{"_id": 1}', filename="c.json")[0]
