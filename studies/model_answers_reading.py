@@ -43,6 +43,7 @@ from core import json_input
 from core.csv_input import csv_error_text
 from studies.benchmark_format import decode_text
 from studies.model_answers_format import (
+    CELLS,
     DEFAULT_MAX_BYTES,
     DUPLICATE,
     FILE,
@@ -192,6 +193,16 @@ class _Reader:
             self.problem(None, "The file has a header but no answer rows.", FILE)
             return
         for number, cells in body:
+            if len(cells) != len(header):
+                # Cells read out of their columns (an unquoted comma in a justification,
+                # a cell left out) would put one field's text in another's.
+                self.problem(
+                    number,
+                    f"This row has {len(cells)} cells where the header has {len(header)} "
+                    "columns: quote a cell that holds the separator, and keep empty cells.",
+                    CELLS,
+                )
+                continue
             record = {}
             for name, value in zip(mapped, cells, strict=False):
                 if name is not None:

@@ -46,6 +46,16 @@ def test_a_quote_never_closed_is_a_problem_not_the_rows_after_it_swallowed():
     ]
 
 
+def test_a_row_with_more_or_fewer_cells_than_the_header_is_a_problem():
+    result = read_model_answers(
+        _csv("gpt,G1_Q1_1,1.5,0.4,fine", "gpt,G1_Q1_2", "gpt,G2_Q1_1,2,0.5,ok, really ok"),
+        "answers.csv",
+    )
+    assert [row.chart_id for row in result.rows] == ["G1_Q1_1"]
+    assert [(p.row, p.kind) for p in result.problems] == [(3, "cells"), (4, "cells")]
+    assert "This row has 2 cells where the header has 5 columns" in result.problems[0].message
+
+
 def test_it_reads_a_clean_csv_and_extracts_the_mind_number():
     result = read_model_answers(
         _csv(
