@@ -16,5 +16,5 @@ def csv_error_text(exc: csv.Error, line: int | None = None) -> str:
     where = f" in the row starting on line {line}" if line else ""
     text = f"not valid CSV: {exc}{where}."
     if "unexpected end of data" in str(exc):
-        text += ' Look there for a quote (") that is opened but never closed.'
+        text += f' Look {"there " if line else ""}for a quote (") that is opened but never closed.'
     return text

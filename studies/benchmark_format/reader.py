@@ -12,6 +12,7 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.csv_input import csv_error_text
 from core.csv_safety import csv_unescape
 from studies.answer_types import get_type, normalize_key
 from studies.answers import KeyFormatError
@@ -113,10 +114,12 @@ class _Reader:
             # Exports escape formula-like cells (core.csv_safety); read them back as written.
             rows = [
                 [csv_unescape(cell) for cell in row]
-                for row in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+                for row in csv.reader(
+                    io.StringIO(text, newline=""), delimiter=delimiter, strict=True
+                )
             ]
         except csv.Error as exc:
-            self.problem(rel, None, f"The file is not valid CSV ({exc}).")
+            self.problem(rel, None, f"The file is {csv_error_text(exc)}")
             return None
         if not rows:
             self.problem(
@@ -133,6 +136,16 @@ class _Reader:
         table = []
         for number, cells in enumerate(rows[1:], start=2):
             if not any(c.strip() for c in cells):
+                continue
+            if any(c.strip() for c in cells[len(header) :]):
+                # Dropped, they shifted nothing but were lost: an unquoted comma in a
+                # manipulation's name made a new manipulation of the part before it.
+                self.problem(
+                    rel,
+                    number,
+                    f"This row has {len(cells)} cells where the header has {len(header)} "
+                    "columns: quote a cell that holds the separator.",
+                )
                 continue
             record = {}
             for name, value in zip(header, cells, strict=False):

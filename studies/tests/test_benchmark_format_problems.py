@@ -303,3 +303,32 @@ def test_it_collects_every_problem_rather_than_stopping_at_the_first(tmp_path):
 
     assert len(benchmark.problems) == 3
     assert {c.chart_id for c in benchmark.charts} == {"G7_Q1_2", "G3_Q1_2", "G13_Q1_1"}
+
+
+def test_a_row_with_more_cells_than_the_header_is_reported_not_cut_short(tmp_path):
+    # The unquoted comma made a manipulation of the part before it.
+    files = small_files()
+    text = files["chart_manipulations.csv"].decode()
+    files["chart_manipulations.csv"] = (text + "G15_*_2,map,truncated axis, 3D effect\n").encode()
+
+    benchmark = read_benchmark(write_folder(tmp_path, files))
+
+    assert has_problem(
+        benchmark,
+        "chart_manipulations.csv",
+        "This row has 4 cells where the header has 3 columns: quote a cell that holds the separator.",
+    )
+
+
+def test_a_quote_never_closed_in_a_csv_is_reported(tmp_path):
+    files = small_files()
+    files["FACT_answer_keys.csv"] = b'chart id,answer type,answer\nG7_Q1_1,free text,"1\n'
+
+    benchmark = read_benchmark(write_folder(tmp_path, files))
+
+    assert has_problem(
+        benchmark,
+        "FACT_answer_keys.csv",
+        'The file is not valid CSV: unexpected end of data. Look for a quote (") that is '
+        "opened but never closed.",
+    )
