@@ -47,6 +47,7 @@ from studies.model_answers_format import (
     DEFAULT_MAX_BYTES,
     DUPLICATE,
     FILE,
+    MAX_MODEL_NAME,
     MIND,
     MISSING,
     VALUE,
@@ -279,6 +280,11 @@ class _Reader:
         missing = [n for n, v in (("model", model), ("chart id", chart_id)) if not v]
         if missing:
             self.problem(number, f"No {' and no '.join(missing)}.", MISSING)
+            return
+        if len(model) > MAX_MODEL_NAME:  # the column's limit (a longer one was a 500)
+            self.problem(
+                number, f"The model's name is longer than {MAX_MODEL_NAME} characters.", VALUE
+            )
             return
         key = (model, chart_id)
         if key in self.seen:

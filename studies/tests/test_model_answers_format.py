@@ -7,6 +7,7 @@ import pytest
 from studies.model_answers_format import (
     DUPLICATE,
     FILE,
+    MAX_MODEL_NAME,
     MIND,
     MISSING,
     UNKNOWN_CHART,
@@ -16,6 +17,7 @@ from studies.model_answers_format import (
     coverage,
 )
 from studies.model_answers_reading import read_model_answers
+from studies.models import ModelAnswer
 
 # The registered answer types' keys (studies.answer_types).
 MULTIPLE_CHOICE, FREE_TEXT, RANKING = "multiple_choice", "free_text", "ranking"
@@ -277,3 +279,14 @@ def test_a_file_that_is_not_text_says_what_it_is(data, says):
     result = read_model_answers(data, "answers.csv")
     assert not result.rows
     assert any(says in str(problem) for problem in result.problems), result.problems
+
+
+def test_a_model_name_longer_than_the_column_is_a_problem_of_its_row():
+    assert ModelAnswer._meta.get_field("model").max_length == MAX_MODEL_NAME
+    long_name = "m" * (MAX_MODEL_NAME + 1)  # stored, it was a 500 on PostgreSQL
+    result = read_model_answers(
+        _csv(f"{long_name},G1_Q1_1,1.5,0.4,fine", "gpt,G1_Q1_2,2,0.5,ok"), "answers.csv"
+    )
+    assert [row.model for row in result.rows] == ["gpt"]
+    assert [(p.row, p.kind) for p in result.problems] == [(2, VALUE)]
+    assert "longer than 200 characters" in result.problems[0].message
