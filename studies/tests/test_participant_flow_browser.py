@@ -198,17 +198,20 @@ def test_enter_pressed_again_as_the_next_chart_appears_does_not_send_its_empty_a
     study = make_study(researcher, chart_set=chart_set, checks=())
     start(page, live_server, study, "enter1")
     ready(page)
+    # The moment a second Enter is taken for the chart before is 0.6 s; 3 s here, so that
+    # a slow machine cannot make the second press below come after it.
+    page.evaluate("document.querySelector('form[data-trial-form]').dataset.enterGraceMs = 3000")
     error = page.locator("[data-flow-error]")
     page.locator("input[name=number]").fill("1.2 million")
     page.keyboard.press("Enter")
     page.get_by_text("Page 2 of 4").wait_for()
     # The second press of a quick double Enter lands on the next chart's empty box.
     page.keyboard.press("Enter")
-    time.sleep(0.3)
+    time.sleep(0.5)
     expect(error).to_be_hidden()
     assert Response.objects.count() == 1
-    # A moment later Enter on the empty box is the participant's: it is refused as before.
-    time.sleep(0.5)
+    # After that moment Enter on the empty box is the participant's: refused as before.
+    time.sleep(3)
     page.keyboard.press("Enter")
     expect(error).to_be_visible()
     expect(error).to_contain_text("number")
