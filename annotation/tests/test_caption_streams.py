@@ -97,9 +97,9 @@ def test_every_split_of_every_short_text_gives_the_lines_a_whole_read_gives():
 def test_a_long_line_is_split_in_linear_time():
     # A 100 KB line took minutes (a pattern retried from every character), holding the
     # interpreter lock so that every request of the web process waited.
-    line = "word " * 400_000  # 2 MB, over two chunks, then one more line
+    line = "word " * 60_000  # 300 KB over five chunks (it took many minutes), then a line
     started = time.perf_counter()
-    lines = list(text_lines(pieces(line + "\nnext", 1 << 20)))
+    lines = list(text_lines(pieces(line + "\nnext", 1 << 16)))
     assert lines == [line + "\n", "next"]
     assert time.perf_counter() - started < 2.0
 

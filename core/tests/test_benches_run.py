@@ -10,6 +10,7 @@ was stored is exactly what was submitted.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -71,11 +72,10 @@ def test_the_participant_bench_drives_the_trial_page_and_counts_every_answer(ben
     )  # fmt: skip
     assert "result              OK: stored == submitted" in output
     bursts = next(line for line in output.splitlines() if line.startswith("bursts "))
-    assert "6 ticks, 3 answers each: drained in p50" in bursts, bursts
-    assert "not drained" not in bursts
+    # Six ticks (2 pairs + 2 checks); how their answers fall into windows is the machine's.
+    assert re.search(r"bursts +6 ticks, \d+ answers each: drained in p50 \d+ ms", bursts), bursts
     cpu = next(line for line in output.splitlines() if "CPU per answer    web server" in line)
-    # Figures, not "nan": /proc's 10 ms ticks may read a tiny burst as 0.
-    assert float(cpu.split("web server ")[1].split(" ms")[0]) >= 0, cpu
+    assert re.search(r"web server [\d.]+ ms, PostgreSQL [\d.]+ ms, this client [\d.]+ ms", cpu)
 
 
 def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_database):
