@@ -162,8 +162,10 @@ class _JsonReader:
                 self.fail(exc.msg, exc.pos)
             except RecursionError:  # core/json_input.py says why
                 self.fail(json_input.TOO_DEEP)
-            except ValueError:  # the only other one: an int longer than Python reads
-                self.fail(json_input.TOO_MANY_DIGITS)
+            except ValueError as exc:  # an int longer than Python reads (core/json_input.py)
+                self.fail(json_input.TOO_MANY_DIGITS if "integer" in str(exc) else str(exc))
+            if json_input.holds_lone_surrogate(value):
+                self.fail(json_input.LONE_SURROGATE)
             # A number near the end of what was read may go on in the next chunk ("1." + "5").
             number = isinstance(value, int | float) and not isinstance(value, bool)
             if number and end >= len(self.buffer) - _CUT_OFF_MARGIN and self.more():

@@ -11,20 +11,50 @@ with its usual clear message.
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 TOO_DEEP = "the JSON is nested too deeply"
-# Python reads at most 4300 digits into an int (a guard against slow conversions) and says
-# so with a ValueError that is no JSONDecodeError: it too was a 500.
-TOO_MANY_DIGITS = "a number in the JSON has more than 4300 digits"
+# Python reads at most sys.get_int_max_str_digits() (4300) digits into an int, a guard
+# against slow conversions, and says so with a ValueError that is no JSONDecodeError: it
+# too was a 500.
+TOO_MANY_DIGITS = f"a number in the JSON has more than {sys.get_int_max_str_digits()} digits"
+
+
+# JSON may write half of a UTF-16 pair ("\ud800"): Python reads it into a str that no
+# UTF-8 encoder takes, so it failed later, as a 500 (an error message repeating it, a save)
+# or, stored in a JSON field, on every later read of its object.
+LONE_SURROGATE = "the JSON holds a lone surrogate (such as \\ud800), which is not a character"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def holds_lone_surrogate(value) -> bool:
+    """Whether a parsed JSON value has a lone surrogate in any text, keys included."""
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(holds_lone_surrogate(k) or holds_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(holds_lone_surrogate(v) for v in value)
+    return False
 
 
 def loads(text: str | bytes, **kwargs):
-    """``json.loads``, with a too deeply nested document or a number too long for Python
-    a ``json.JSONDecodeError``."""
+    """``json.loads``, with a too deeply nested document, a number too long for Python or a
+    lone surrogate a ``json.JSONDecodeError``."""
     try:
-        return json.loads(text, **kwargs)
+        value = json.loads(text, **kwargs)
     except json.JSONDecodeError:
         raise
-    except (RecursionError, ValueError) as exc:
-        message = TOO_DEEP if isinstance(exc, RecursionError) else TOO_MANY_DIGITS
+    except (RecursionError, ValueError) as exc:  # bytes that are not UTF-8 are a ValueError too
+        message = (
+            TOO_DEEP
+            if isinstance(exc, RecursionError)
+            else TOO_MANY_DIGITS
+            if "integer string conversion" in str(exc)
+            else str(exc)
+        )
         raise json.JSONDecodeError(message, text if isinstance(text, str) else "", 0) from None
+    if holds_lone_surrogate(value):
+        raise json.JSONDecodeError(LONE_SURROGATE, text if isinstance(text, str) else "", 0)
+    return value

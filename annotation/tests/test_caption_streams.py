@@ -110,3 +110,12 @@ def test_a_number_too_long_for_python_names_where_it_is():
     with pytest.raises(StreamProblem) as problem:
         list(json_list_items(iter([text])))
     assert "more than 4300 digits at line 2" in str(problem.value)
+
+
+def test_a_lone_surrogate_names_where_it_is():
+    text = '[{"_id": 1},\n {"_id": "a\\ud800"}]'
+    with pytest.raises(StreamProblem) as problem:
+        list(json_list_items(iter([text])))
+    assert "lone surrogate (such as \\ud800), which is not a character at line 2" in str(
+        problem.value
+    )

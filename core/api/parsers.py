@@ -5,15 +5,18 @@ from __future__ import annotations
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
-from core.json_input import TOO_DEEP
+from core.json_input import LONE_SURROGATE, TOO_DEEP, holds_lone_surrogate
 
 
 class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with a too deeply nested body a 400 like any other bad JSON
-    (core/json_input.py says why)."""
+    """DRF's JSON parser, with a too deeply nested body or a lone surrogate a 400 like any
+    other bad JSON (core/json_input.py says why)."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         try:
-            return super().parse(stream, media_type, parser_context)
+            data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError(f"JSON parse error - {TOO_DEEP}.") from None
+        if holds_lone_surrogate(data):
+            raise ParseError(f"JSON parse error - {LONE_SURROGATE}.")
+        return data

@@ -60,3 +60,48 @@ def test_a_number_too_long_for_python_is_invalid_json_not_a_500():
     result = read_model_answers(line.encode(), "answers.jsonl")
     assert not result.rows
     assert any("more than 4300 digits" in str(problem) for problem in result.problems)
+
+
+SURROGATE_MESSAGE = (
+    "JSON parse error - the JSON holds a lone surrogate (such as \\ud800), which is not a "
+    "character."
+)
+
+
+@pytest.mark.django_db
+def test_a_lone_surrogate_in_a_body_is_a_400_and_nothing_is_saved(researcher, researcher_api):
+    # Sent as JSON's escape, half a UTF-16 pair became a str no UTF-8 encoder takes: a 500
+    # where an error message repeated it, and, saved in a JSON field, on every later read.
+    study = make_study(researcher, pairs=2)
+    anonymous = APIClient()
+    session = anonymous.post(
+        f"/api/v1/participate/studies/{study.slug}/sessions/",
+        {"consent": True, "params": {"PROLIFIC_PID": "s1"}},
+        format="json",
+    ).json()["token"]
+    for client, method, url, body in (
+        (anonymous, "POST", f"/api/v1/participate/studies/{study.slug}/sessions/",
+         '{"\\ud800": 1}'),
+        (anonymous, "POST", f"/api/v1/participate/sessions/{session}/responses/",
+         '{"position": 0, "answer": "1\\ud800", "interactions": 1}'),
+        (researcher_api, "POST", "/api/v1/studies/", '{"title": "t", "platform": "\\ud800"}'),
+        (researcher_api, "PATCH", f"/api/v1/studies/{study.slug}/",
+         '{"description": "a\\udfffb"}'),
+    ):  # fmt: skip
+        response = client.generic(method, url, body, content_type="application/json")
+        assert response.status_code == 400, (url, response.status_code)
+        assert response.json()["detail"] == SURROGATE_MESSAGE
+    study.refresh_from_db()
+    assert "\udfff" not in study.description
+    assert not study.sessions.filter(responses__isnull=False).exists()
+    # A pair written as such is a character like any other.
+    assert json_input.loads('"\\ud83d\\ude00"') == "\U0001f600"
+
+
+def test_an_upload_with_a_lone_surrogate_is_a_problem_of_the_file():
+    with pytest.raises(json.JSONDecodeError, match="lone surrogate"):
+        json_input.loads('{"a": ["x\\ud800"]}')
+    line = '{"model": "m\\ud800", "chart_id": "G1_Q1_1", "fact_answer": "1"}'
+    result = read_model_answers(line.encode(), "answers.jsonl")
+    assert not result.rows
+    assert any("lone surrogate" in str(problem) for problem in result.problems)
