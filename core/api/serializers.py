@@ -48,6 +48,13 @@ class JobSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
         read_only_fields = fields
 
+    def to_representation(self, job):
+        data = super().to_representation(job)
+        if isinstance(data.get("result"), dict) and "traceback" in data["result"]:
+            # Failed jobs stored their traceback (server paths) before it went to the log only.
+            data["result"] = {k: v for k, v in data["result"].items() if k != "traceback"}
+        return data
+
     def get_download_url(self, job) -> str | None:
         if not job.result_file:
             return None

@@ -176,9 +176,10 @@ def _failure_text(exc: Exception, job_pk: int) -> str:
         return " ".join(exc.messages)
     if isinstance(exc, ServiceError):
         return exc.message
+    said = str(exc).strip().rstrip(".")
     return (
-        f"{type(exc).__name__}: {exc}. Run it again; if it fails again, the server's log "
-        f"has the details under job {job_pk}."
+        f"{type(exc).__name__}{': ' + said if said else ''}. Run it again; if it fails again, "
+        f"the server's log has the details under job {job_pk}."
     )
 
 

@@ -196,3 +196,36 @@ def test_queries_are_counted_right_after_an_eager_job_ran_while_counting(
     with django_assert_num_queries(2):
         Job.objects.count()
         Job.objects.count()
+
+
+@job_handler("test.fails_quietly")
+def _fails_quietly(job, report):
+    raise RuntimeError()
+
+
+@job_handler("test.fails_with_a_sentence")
+def _fails_with_a_sentence(job, report):
+    raise ValueError("The file has no rows.")
+
+
+@pytest.mark.django_db
+def test_a_failure_reads_as_one_sentence_whatever_the_error_says(
+    researcher, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        quiet = job_create(kind="test.fails_quietly", user=researcher)
+        sentence = job_create(kind="test.fails_with_a_sentence", user=researcher)
+    quiet.refresh_from_db()
+    sentence.refresh_from_db()
+    assert quiet.error.startswith("RuntimeError. Run it again;")
+    assert sentence.error.startswith("ValueError: The file has no rows. Run it again;")
+
+
+@pytest.mark.django_db
+def test_a_traceback_stored_by_an_older_failure_is_not_given_out(researcher, researcher_api):
+    job = Job.objects.create(
+        kind="test.fails", created_by=researcher, state=Job.State.FAILED,
+        result={"traceback": 'File "/srv/app/core/x.py", line 1', "rows": 3},
+    )  # fmt: skip
+    body = researcher_api.get(f"/api/v1/jobs/{job.pk}/").json()
+    assert body["result"] == {"rows": 3}
