@@ -292,16 +292,6 @@ def _record_meta(row: dict, bad) -> tuple[dict[str, str], str | None]:
     return meta, image
 
 
-def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
-
-
 def _record(number, row, keys, split, problems) -> Record | None:
     if not isinstance(row, dict):
         problems.append(Problem(number, "", "record", "each record must be an object with fields."))
@@ -319,7 +309,7 @@ def _record(number, row, keys, split, problems) -> Record | None:
 
     if "__extra__" in row:
         bad("csv", "this row has more cells than the header has columns.")
-    if _has_nul(row):  # PostgreSQL stores no NUL in text: it was a 500
+    if json_input.holds_nul(row):  # PostgreSQL stores no NUL in text: it was a 500
         bad("text", "it holds a NUL character (binary data, not text); remove it and import again.")
     sentences = _record_sentences(row, split, bad)
     cleaned_labels = _record_labels(row, sentences, keys, bad)

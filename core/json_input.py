@@ -26,16 +26,27 @@ TOO_MANY_DIGITS = f"a number in the JSON has more than {sys.get_int_max_str_digi
 # or, stored in a JSON field, on every later read of its object.
 LONE_SURROGATE = "the JSON holds a lone surrogate (such as \\ud800), which is not a character"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+NUL = "the JSON holds a NUL character (\\u0000), which cannot be stored"
 
 
 def holds_lone_surrogate(value) -> bool:
     """Whether a parsed JSON value has a lone surrogate in any text, keys included."""
+    return _any_text(value, lambda text: _SURROGATE.search(text) is not None)
+
+
+def holds_nul(value) -> bool:
+    """Whether a parsed JSON value (or a row of cells) has a NUL in any text, keys included:
+    PostgreSQL stores NUL in neither text nor jsonb, so a save of one is a 500."""
+    return _any_text(value, lambda text: "\x00" in text)
+
+
+def _any_text(value, test) -> bool:
     if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
+        return test(value)
     if isinstance(value, dict):
-        return any(holds_lone_surrogate(k) or holds_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(holds_lone_surrogate(v) for v in value)
+        return any(_any_text(k, test) or _any_text(v, test) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_any_text(v, test) for v in value)
     return False
 
 

@@ -281,6 +281,9 @@ class _Reader:
         if missing:
             self.problem(number, f"No {' and no '.join(missing)}.", MISSING)
             return
+        if json_input.holds_nul(record):  # PostgreSQL stores no NUL in text: it was a 500
+            self.problem(number, "This row holds a NUL character (binary data, not text).", VALUE)
+            return
         if len(model) > MAX_MODEL_NAME:  # the column's limit (a longer one was a 500)
             self.problem(
                 number, f"The model's name is longer than {MAX_MODEL_NAME} characters.", VALUE

@@ -105,3 +105,23 @@ def test_an_upload_with_a_lone_surrogate_is_a_problem_of_the_file():
     result = read_model_answers(line.encode(), "answers.jsonl")
     assert not result.rows
     assert any("lone surrogate" in str(problem) for problem in result.problems)
+
+
+@pytest.mark.django_db
+def test_a_nul_in_a_body_is_a_400_and_in_an_upload_a_problem_of_its_row(researcher, researcher_api):
+    # PostgreSQL stores NUL in neither text nor jsonb: saving one was a 500 there.
+    study = make_study(researcher, pairs=2)
+    response = researcher_api.generic(
+        "PATCH", f"/api/v1/studies/{study.slug}/", '{"description": "a\\u0000b"}',
+        content_type="application/json",
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert response.json()["detail"] == (
+        "JSON parse error - the JSON holds a NUL character (\\u0000), which cannot be stored."
+    )
+    line = '{"model": "m", "chart_id": "G1_Q1_1", "fact_answer": "1\\u00002"}'
+    result = read_model_answers(line.encode(), "answers.jsonl")
+    assert not result.rows
+    assert [p.message for p in result.problems] == [
+        "This row holds a NUL character (binary data, not text)."
+    ]
