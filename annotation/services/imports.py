@@ -169,19 +169,23 @@ class _Images:
         limit = settings.CHARTROOM_MAX_IMAGE_BYTES
         if info.file_size > limit:
             return "", f"“{base}” is larger than {limit // (1024 * 1024)} MB."
+        if info.flag_bits & 0x1:
+            return "", f"“{base}” is encrypted in the zip; zip the images without a password."
         try:
-            image = validate_image(
-                self.archive.read(entry),
-                max_bytes=limit,
-                max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
-            )
-        except ImageRejected as exc:
-            return "", f"“{base}” is not a usable image: {exc.message}"
+            data = self.archive.read(entry)
         # Besides BadZipFile (bad CRC), zlib, bz2 and lzma each raise their own errors on
         # damaged data, and unsupported methods NotImplementedError (as the library's reader
         # says): a damaged entry was a 500.
         except Exception:
             return "", f"“{base}” is damaged in the zip and cannot be unpacked."
+        try:
+            image = validate_image(
+                data,
+                max_bytes=limit,
+                max_pixels=settings.CHARTROOM_MAX_IMAGE_PIXELS,
+            )
+        except ImageRejected as exc:
+            return "", f"“{base}” is not a usable image: {exc.message}"
         # Content-derived names: a file stored for an import that is then rejected is
         # harmless, and importing it again reuses it.
         name = f"{CHART_DIR}/{generated_name(image.data, image.extension)}"

@@ -241,6 +241,18 @@ def test_a_damaged_entry_of_the_zip_is_rejected_with_its_name(project):
     ]
 
 
+def test_an_encrypted_entry_of_the_zip_is_named_as_such(project):
+    data = bytearray(zipped({"pew_1.png": png()}))
+    data[6] |= 0x1  # the local header's flags: encrypted
+    central = data.find(b"PK\x01\x02")
+    data[central + 8] |= 0x1  # and the central directory's, which zipfile reads
+    problems = rejected(project, as_json(record("a", image_path="pew_1.png")), images=bytes(data))
+    assert problems == [
+        "record 1 (a): image_path: “pew_1.png” is encrypted in the zip; zip the images "
+        "without a password."
+    ]
+
+
 def test_images_named_but_missing_are_rejected(project):
     problems = rejected(project, as_json(record("a", image_path="nope.png")), images=zipped({}))
     assert problems == [
