@@ -18,3 +18,18 @@ def csv_error_text(exc: csv.Error, line: int | None = None) -> str:
     if "unexpected end of data" in str(exc):
         text += f' Look {"there " if line else ""}for a quote (") that is opened but never closed.'
     return text
+
+
+def extra_cells(cells: list[str], columns: int) -> bool:
+    """Whether a row has cells with text beyond its header's columns: read into no column,
+    they would be lost (an unquoted separator splits one cell in two). Empty trailing cells,
+    as spreadsheets write them, are not extra; a short row is read with its last cells empty.
+    """
+    return any(cell.strip() for cell in cells[columns:])
+
+
+def too_many_cells_text(cells: list[str], columns: int) -> str:
+    return (
+        f"This row has {len(cells)} cells where the header has {columns} columns: quote a cell "
+        "that holds the separator."
+    )

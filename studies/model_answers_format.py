@@ -32,7 +32,7 @@ DUPLICATE = "duplicate"  # a second row for the same model and chart
 VALUE = "value"  # a cell that is not text or a number
 # The longest model name stored (ModelAnswer.model's max_length; a test keeps them equal).
 MAX_MODEL_NAME = 200
-CELLS = "cells"  # a CSV row with more or fewer cells than its header has columns
+CELLS = "cells"  # a CSV row with text in more cells than its header has columns
 MIND = "mind"  # a MIND answer without a readable prediction in [0, 1]
 UNKNOWN_CHART = "unknown_chart"  # from check_against_charts
 

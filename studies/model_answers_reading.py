@@ -40,7 +40,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from analysis.model_eval.probability import extract_probability
 from core import json_input
-from core.csv_input import csv_error_text
+from core.csv_input import csv_error_text, extra_cells, too_many_cells_text
 from studies.benchmark_format import decode_text
 from studies.model_answers_format import (
     CELLS,
@@ -194,15 +194,8 @@ class _Reader:
             self.problem(None, "The file has a header but no answer rows.", FILE)
             return
         for number, cells in body:
-            if len(cells) != len(header):
-                # Cells read out of their columns (an unquoted comma in a justification,
-                # a cell left out) would put one field's text in another's.
-                self.problem(
-                    number,
-                    f"This row has {len(cells)} cells where the header has {len(header)} "
-                    "columns: quote a cell that holds the separator, and keep empty cells.",
-                    CELLS,
-                )
+            if extra_cells(cells, len(header)):
+                self.problem(number, too_many_cells_text(cells, len(header)), CELLS)
                 continue
             record = {}
             for name, value in zip(mapped, cells, strict=False):

@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.csv_input import csv_error_text
+from core.csv_input import csv_error_text, extra_cells, too_many_cells_text
 from core.csv_safety import csv_unescape
 from studies.answer_types import get_type, normalize_key
 from studies.answers import KeyFormatError
@@ -137,15 +137,10 @@ class _Reader:
         for number, cells in enumerate(rows[1:], start=2):
             if not any(c.strip() for c in cells):
                 continue
-            if any(c.strip() for c in cells[len(header) :]):
-                # Dropped, they shifted nothing but were lost: an unquoted comma in a
-                # manipulation's name made a new manipulation of the part before it.
-                self.problem(
-                    rel,
-                    number,
-                    f"This row has {len(cells)} cells where the header has {len(header)} "
-                    "columns: quote a cell that holds the separator.",
-                )
+            if extra_cells(cells, len(header)):
+                # Dropped, they were lost: an unquoted comma in a manipulation's name made a
+                # new manipulation of the part before it.
+                self.problem(rel, number, too_many_cells_text(cells, len(header)))
                 continue
             record = {}
             for name, value in zip(header, cells, strict=False):

@@ -48,14 +48,21 @@ def test_a_quote_never_closed_is_a_problem_not_the_rows_after_it_swallowed():
     ]
 
 
-def test_a_row_with_more_or_fewer_cells_than_the_header_is_a_problem():
+def test_a_row_with_text_beyond_the_header_is_a_problem_and_a_short_row_is_read():
     result = read_model_answers(
-        _csv("gpt,G1_Q1_1,1.5,0.4,fine", "gpt,G1_Q1_2", "gpt,G2_Q1_1,2,0.5,ok, really ok"),
+        _csv(
+            "gpt,G1_Q1_1,1.5,0.4,fine,",  # a spreadsheet's empty trailing cell
+            "gpt,G1_Q1_2,2",  # the optional columns left off the end
+            "gpt,G2_Q1_1,2,0.5,ok, really ok",  # an unquoted comma: one cell split in two
+        ),
         "answers.csv",
     )
-    assert [row.chart_id for row in result.rows] == ["G1_Q1_1"]
-    assert [(p.row, p.kind) for p in result.problems] == [(3, "cells"), (4, "cells")]
-    assert "This row has 2 cells where the header has 5 columns" in result.problems[0].message
+    assert [row.chart_id for row in result.rows] == ["G1_Q1_1", "G1_Q1_2"]
+    assert [(p.row, p.kind) for p in result.problems] == [(4, "cells")]
+    assert result.problems[0].message == (
+        "This row has 6 cells where the header has 5 columns: quote a cell that holds the "
+        "separator."
+    )
 
 
 def test_it_reads_a_clean_csv_and_extracts_the_mind_number():
