@@ -28,6 +28,7 @@ DEFAULT_TOLERANCE = 0.10
 # Shown to participants: translated when raised, in the language of the request.
 NUMBER_HELP = _("Please enter a number, like 42 or 3.5.")
 SINGLE_NUMBER_HELP = _("Please enter just one number, like 42 or 3.5 (we found {found}).")
+SIGN_NUMBER_HELP = _("Please write the sign right before the number, like -5.")
 # Only in languages whose decimal mark is a comma ("1,500" in German: 1.5 or 1500?).
 AMBIGUOUS_NUMBER_HELP = _(
     "“{found}” could be read two ways. Please write {thousands} if you mean "

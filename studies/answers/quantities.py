@@ -23,6 +23,7 @@ from studies.answers import (
     MIXED_NUMBER_HELP_COMMA,
     MIXED_NUMBER_HELP_POINT,
     NUMBER_HELP,
+    SIGN_NUMBER_HELP,
     SINGLE_NUMBER_HELP,
     SIZE_NUMBER_HELP,
     AnswerFormatError,
@@ -138,6 +139,10 @@ def _spaced_scale(words) -> str:
     return rf"\s*(?P<spaced>{alternatives})s?\.?(?![a-zà-ÿ])"
 
 
+# The currency signs a number may carry in front.
+_CURRENCY = "[$€£¥₹]"
+
+
 @functools.cache
 def _number_pattern(language: str) -> re.Pattern:
     decimal, group = (re.escape(m) for m in NUMBER_MARKS[language])
@@ -147,7 +152,9 @@ def _number_pattern(language: str) -> re.Pattern:
         r"""
         (?<![\w.,])                    # not the tail of a word, id or another number
         (?P<sign>[-+])?
-        (?:[$€£¥₹]\s?)?
+        """
+        + rf"(?:{_CURRENCY}\s?)?"
+        + r"""
         (?P<sign2>[-+])?
         (?P<digits>
         """
@@ -283,11 +290,12 @@ _NOT_DECIMAL = re.compile(r"(?<![\w.,])[-+]?0[xob][0-9a-f]|\d_+\d", re.IGNORECAS
 # numbers, and "3½" as 31 and 2.
 _FRACTION = re.compile(r"(?<![\d.,])\d{1,3}\s*[/\u2044\u2215]\s*\d{1,3}(?![\d.,])")
 _VULGAR_FRACTION = re.compile("[\u00bc-\u00be\u2150-\u215e\u2189]")
-# Two signs before one number ("--5", "+-5", "-$-5"): no reading is sure, so it is refused
-# rather than stored as one the participant may not have meant. Not after a digit: "5--6" is two numbers (a range).
-_DOUBLED_SIGN = re.compile(r"(?<![\w.,])[-+]\s*(?:[$€£¥₹]\s?)?[-+]\s*(?:[$€£¥₹]\s?)?\d")
-# A sign standing apart at the start ("- 5"): read as 5 it may be the -5 that was meant.
-_SIGN_APART = re.compile(r"^[-+]\s+(?:[$€£¥₹]\s?)?\d")
+# Two signs before one number ("--5", "+-5", "-$-5"), or a minus standing apart at the
+# start ("- 5"): read as one of them, the number may not be the one meant, so the
+# participant is asked to write the sign at the number. After a digit ("5 -- 6") it is
+# a range: two numbers, refused as such.
+_DOUBLED_SIGN = re.compile(rf"[-+]\s*(?:{_CURRENCY}\s?)?[-+]\s*(?:{_CURRENCY}\s?)?\d")
+_SIGN_APART = re.compile(rf"^-\s+(?:{_CURRENCY}\s?)?\d")
 # Beyond these a float loses the number (1e-400 becomes 0.0) or it is no estimate.
 _LARGEST = Decimal("1e300")
 _SMALLEST = Decimal("1e-300")
@@ -307,8 +315,10 @@ def _refuse_other_notations(text: str, language: str) -> None:
         word = next(w for w in re.finditer(r"[-+]?\w+", text) if w.end() > found.start())
         raise AnswerFormatError(DIGITS_NUMBER_HELP.format(found=word.group(0)))
     cleaned = clean_text(text).strip()
-    if _DOUBLED_SIGN.search(cleaned) or _SIGN_APART.match(cleaned):
-        raise AnswerFormatError(NUMBER_HELP)
+    if _SIGN_APART.match(cleaned) or any(
+        not cleaned[: m.start()].rstrip()[-1:].isdigit() for m in _DOUBLED_SIGN.finditer(cleaned)
+    ):
+        raise AnswerFormatError(SIGN_NUMBER_HELP)
     if _VULGAR_FRACTION.search(text) or _FRACTION.search(cleaned):
         example = f"0{NUMBER_MARKS[language][0]}5"
         raise AnswerFormatError(FRACTION_NUMBER_HELP.format(example=example))

@@ -75,20 +75,26 @@ def test_it_asks_for_a_number_when_there_is_none(text):
     assert error.value.message == "Please enter a number, like 42 or 3.5."
 
 
-@pytest.mark.parametrize("text", ["--5", "+-5", " - -5", "-$-5", "+$-5", "- 5", "+ 5"])
-def test_a_number_with_two_signs_or_a_sign_apart_is_refused_not_guessed(text):
+@pytest.mark.parametrize(
+    "text", ["--5", "+-5", " - -5", "-$-5", "+$-5", "- 5", "- $5", "about --5"]
+)
+def test_a_number_with_two_signs_or_a_minus_apart_is_refused_not_guessed(text):
     # "--5" was stored as -5, "+$-5" as 5 and "- 5" as 5.
     with pytest.raises(AnswerFormatError) as error:
         parse_number(text)
-    assert error.value.message == "Please enter a number, like 42 or 3.5."
+    assert error.value.message == "Please write the sign right before the number, like -5."
 
 
-@pytest.mark.parametrize(("text", "value"), [("-5", -5), ("$-5", -5), ("-$5", -5), ("+5", 5)])
+@pytest.mark.parametrize(
+    ("text", "value"), [("-5", -5), ("$-5", -5), ("-$5", -5), ("+5", 5), ("+ 5", 5), ("−5", -5)]
+)
 def test_one_sign_next_to_its_number_is_read(text, value):
     assert parse_number(text) == value
 
 
-@pytest.mark.parametrize("text", ["40-50", "45 in 2019", "between 3 and 4", "2019/2020", "5--6"])
+@pytest.mark.parametrize(
+    "text", ["40-50", "45 in 2019", "between 3 and 4", "2019/2020", "5--6", "5 -- 6", "1 - -2"]
+)
 def test_it_refuses_text_with_several_different_numbers(text):
     with pytest.raises(AnswerFormatError, match="just one number"):
         parse_number(text)

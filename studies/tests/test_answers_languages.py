@@ -1,6 +1,7 @@
 """Numbers read the way the session's language writes them (studies.answers.quantities)."""
 
 import pytest
+from django.utils import translation
 
 from studies.answers import AnswerFormatError
 from studies.answers.quantities import check_free_text, numbers_written_in, parse_number
@@ -98,3 +99,16 @@ def test_numbers_found_are_listed_so_a_decimal_comma_cannot_be_misread(language,
     with pytest.raises(AnswerFormatError) as error:
         parse_number(text, language)
     assert f"(we found {found})" in error.value.message
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("de", "Bitte schreiben Sie das Vorzeichen direkt vor die Zahl, z. B. -5."),
+        ("es", "Por favor, escriba el signo justo delante del número, por ejemplo -5."),
+    ],
+)
+def test_a_sign_apart_from_its_number_is_asked_for_in_the_sessions_language(language, said):
+    with translation.override(language), pytest.raises(AnswerFormatError) as error:
+        parse_number("- 5", language)
+    assert str(error.value.message) == said
