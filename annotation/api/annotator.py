@@ -21,7 +21,7 @@ from annotation.api.annotator_serializers import (
     JoinedProjectSerializer,
     SkipSerializer,
     SubmitInputSerializer,
-    SubmittedNextSerializer,
+    SubmitResultSerializer,
     SubmittedSerializer,
     WorkAssignmentSerializer,
 )
@@ -128,9 +128,9 @@ class SubmitView(ProjectLanguageMixin, APIView):
     @extend_schema(
         request=SubmitInputSerializer,
         responses={
-            201: SubmittedSerializer,
+            201: SubmitResultSerializer,
             200: OpenApiResponse(
-                SubmittedNextSerializer,
+                SubmitResultSerializer,
                 description="A repeated submit with the same labels (a retry): the stored label "
                 "set, as the first answer gave it (with `next`, the next item too); nothing "
                 "stored twice.",

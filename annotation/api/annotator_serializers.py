@@ -188,3 +188,25 @@ class AnnotatorProgressSerializer(serializers.Serializer):
     hourly = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
     target_hourly = serializers.DecimalField(max_digits=8, decimal_places=2)
     currency = serializers.CharField()
+
+
+class SubmitResultSerializer(SubmittedSerializer):
+    """What a submit answers, documented once for 200 and 201: the label set, and with
+    ``next: true`` in the request also ``next`` and ``next_refused`` (absent otherwise)."""
+
+    next = WorkAssignmentSerializer(
+        allow_null=True,
+        required=False,
+        help_text="With `next: true`: your next item, as the next endpoint gives it; null when "
+        "none was leased.",
+    )
+    next_refused = RefusalSerializer(
+        allow_null=True,
+        required=False,
+        help_text="With `next: true`: why no next item was leased (paused, blocked, busy); "
+        "null otherwise.",
+    )
+
+    class Meta(SubmittedSerializer.Meta):
+        fields = [*SubmittedSerializer.Meta.fields, "next", "next_refused"]
+        read_only_fields = SubmittedSerializer.Meta.fields

@@ -163,10 +163,17 @@ class QualityOverviewView(APIView):
         return Response(QualityOverviewSerializer(data).data)
 
 
+NOT_NOW = OpenApiResponse(
+    description="Refused as things stand (detail says why): the annotator is not paused or "
+    "blocked, already in that state, or still has an attempt left at the round."
+)
+
+
 class DecisionView(APIView):
     permission_classes = [IsResearcher]
 
-    @extend_schema(request=DecisionSerializer, responses={200: QualityOverviewSerializer},
+    @extend_schema(request=DecisionSerializer,
+                   responses={200: QualityOverviewSerializer, 409: NOT_NOW},
                    summary=f"Decide about an annotator: {', '.join(ACTIONS)}")  # fmt: skip
     def post(self, request, slug, username, action):
         project = _visible(request, slug)
@@ -184,7 +191,8 @@ class DecisionView(APIView):
 class GrantView(APIView):
     permission_classes = [IsResearcher]
 
-    @extend_schema(request=GrantSerializer, responses={200: QualityOverviewSerializer},
+    @extend_schema(request=GrantSerializer,
+                   responses={200: QualityOverviewSerializer, 409: NOT_NOW},
                    summary="Allow an annotator another attempt at a round they failed")  # fmt: skip
     def post(self, request, slug, username):
         project = _visible(request, slug)

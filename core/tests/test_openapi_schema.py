@@ -20,3 +20,21 @@ def test_the_interactive_docs_load_without_the_internet(client):
     assert response.status_code == 200
     assert b"swagger-ui" in response.content
     assert b"cdn.jsdelivr" not in response.content
+
+
+@pytest.mark.django_db
+def test_the_schema_says_what_submits_and_moderation_actually_answer(client):
+    spec = yaml.safe_load(client.get("/api/schema/").content)
+    submit = spec["paths"]["/api/v1/annotator/assignments/{id}/submit/"]["post"]["responses"]
+    # 200 and 201 each come with or without `next` (the request's choice): one shape,
+    # in which `next` and `next_refused` are not required.
+    for code in ("200", "201"):
+        ref = submit[code]["content"]["application/json"]["schema"]["$ref"]
+        component = spec["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        assert {"next", "next_refused"} <= set(component["properties"]), code
+        assert set(component["required"]) == {"id", "labels", "active_seconds", "submitted_at"}
+    for path in (
+        "/api/v1/projects/{slug}/annotators/{username}/attempts/",
+        "/api/v1/projects/{slug}/annotators/{username}/{action}/",
+    ):
+        assert "409" in spec["paths"][path]["post"]["responses"], path
