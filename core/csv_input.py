@@ -17,6 +17,8 @@ def csv_error_text(exc: csv.Error, line: int | None = None) -> str:
     text = f"not valid CSV: {exc}{where}."
     if "unexpected end of data" in str(exc):
         text += f' Look {"there " if line else ""}for a quote (") that is opened but never closed.'
+    elif "expected after" in str(exc):
+        text += ' A quote inside a quoted cell is written twice ("").'
     return text
 
 

@@ -332,3 +332,18 @@ def test_a_quote_never_closed_in_a_csv_is_reported(tmp_path):
         'The file is not valid CSV: unexpected end of data. Look for a quote (") that is '
         "opened but never closed.",
     )
+
+
+def test_a_quote_inside_an_unquoted_cell_says_how_quotes_are_written(tmp_path):
+    files = small_files()
+    text = files["chart_manipulations.csv"].decode()
+    files["chart_manipulations.csv"] = (text + 'G15_*_2,map,"axis"cut\n').encode()
+
+    benchmark = read_benchmark(write_folder(tmp_path, files))
+
+    assert has_problem(
+        benchmark,
+        "chart_manipulations.csv",
+        "The file is not valid CSV: ',' expected after '\"'. A quote inside a quoted cell is "
+        'written twice ("").',
+    )
