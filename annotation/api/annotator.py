@@ -19,9 +19,9 @@ from annotation.api.annotator_serializers import (
     DraftInputSerializer,
     DraftSavedSerializer,
     JoinedProjectSerializer,
+    LabelSubmitResultSerializer,
     SkipSerializer,
     SubmitInputSerializer,
-    SubmitResultSerializer,
     SubmittedSerializer,
     WorkAssignmentSerializer,
 )
@@ -128,9 +128,9 @@ class SubmitView(ProjectLanguageMixin, APIView):
     @extend_schema(
         request=SubmitInputSerializer,
         responses={
-            201: SubmitResultSerializer,
+            201: LabelSubmitResultSerializer,
             200: OpenApiResponse(
-                SubmitResultSerializer,
+                LabelSubmitResultSerializer,
                 description="A repeated submit with the same labels (a retry): the stored label "
                 "set, as the first answer gave it (with `next`, the next item too); nothing "
                 "stored twice.",

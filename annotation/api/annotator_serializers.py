@@ -190,9 +190,9 @@ class AnnotatorProgressSerializer(serializers.Serializer):
     currency = serializers.CharField()
 
 
-class SubmitResultSerializer(SubmittedSerializer):
-    """What a submit answers, documented once for 200 and 201: the label set, and with
-    ``next: true`` in the request also ``next`` and ``next_refused`` (absent otherwise)."""
+class LabelSubmitResultSerializer(SubmittedSerializer):
+    """What a submit of labels answers, for 200 and 201 alike: the label set and, when the
+    request asked for the next item, next and next_refused (absent otherwise)."""
 
     next = WorkAssignmentSerializer(
         allow_null=True,
