@@ -1,5 +1,6 @@
 import pytest
 import yaml
+from django.core.management import call_command
 from openapi_spec_validator import validate
 
 
@@ -38,3 +39,9 @@ def test_the_schema_says_what_submits_and_moderation_actually_answer(client):
         "/api/v1/projects/{slug}/annotators/{username}/{action}/",
     ):
         assert "409" in spec["paths"][path]["post"]["responses"], path
+
+
+def test_the_schema_generates_without_a_warning(tmp_path):
+    # A warning is a schema that may be wrong: two serializers taking one component name
+    # (the labels submit's result and the participant answer's) made one of them wrong.
+    call_command("spectacular", "--fail-on-warn", "--file", str(tmp_path / "schema.yaml"))
