@@ -305,19 +305,30 @@ def test_it_collects_every_problem_rather_than_stopping_at_the_first(tmp_path):
     assert {c.chart_id for c in benchmark.charts} == {"G7_Q1_2", "G3_Q1_2", "G13_Q1_1"}
 
 
-def test_a_row_with_more_cells_than_the_header_is_reported_not_cut_short(tmp_path):
-    # The unquoted comma made a manipulation of the part before it.
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        # An unquoted comma: the manipulation was the part before it, the rest dropped.
+        (
+            "G15_*_2,map,truncated axis, 3D effect",
+            "This row has 4 cells where the header has 3 columns: quote a cell that holds the "
+            "separator.",
+        ),
+        (
+            'G15_*_2,map,"axis"cut',
+            "The file is not valid CSV: ',' expected after '\"'. A quote inside a quoted cell is "
+            'written twice ("").',
+        ),
+    ],
+)
+def test_a_manipulations_row_csv_cannot_read_as_written_is_reported(tmp_path, row, message):
     files = small_files()
     text = files["chart_manipulations.csv"].decode()
-    files["chart_manipulations.csv"] = (text + "G15_*_2,map,truncated axis, 3D effect\n").encode()
+    files["chart_manipulations.csv"] = (text + row + "\n").encode()
 
     benchmark = read_benchmark(write_folder(tmp_path, files))
 
-    assert has_problem(
-        benchmark,
-        "chart_manipulations.csv",
-        "This row has 4 cells where the header has 3 columns: quote a cell that holds the separator.",
-    )
+    assert has_problem(benchmark, "chart_manipulations.csv", message)
 
 
 def test_a_quote_never_closed_in_a_csv_is_reported(tmp_path):
@@ -331,19 +342,4 @@ def test_a_quote_never_closed_in_a_csv_is_reported(tmp_path):
         "FACT_answer_keys.csv",
         'The file is not valid CSV: unexpected end of data. Look for a quote (") that is '
         "opened but never closed.",
-    )
-
-
-def test_a_quote_inside_an_unquoted_cell_says_how_quotes_are_written(tmp_path):
-    files = small_files()
-    text = files["chart_manipulations.csv"].decode()
-    files["chart_manipulations.csv"] = (text + 'G15_*_2,map,"axis"cut\n').encode()
-
-    benchmark = read_benchmark(write_folder(tmp_path, files))
-
-    assert has_problem(
-        benchmark,
-        "chart_manipulations.csv",
-        "The file is not valid CSV: ',' expected after '\"'. A quote inside a quoted cell is "
-        'written twice ("").',
     )
