@@ -40,6 +40,24 @@ def holds_nul(value) -> bool:
     return _any_text(value, lambda text: "\x00" in text)
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def unstorable(value) -> str | None:
+    """Why a parsed JSON value cannot be stored (:data:`NUL` or :data:`LONE_SURROGATE`),
+    or None: both checks in one walk, for request bodies (every participant answer)."""
+    found: list[str] = []
+
+    def test(text: str) -> bool:
+        match = _UNSTORABLE.search(text)
+        if match:
+            found.append(NUL if match.group() == "\x00" else LONE_SURROGATE)
+        return match is not None
+
+    _any_text(value, test)
+    return found[0] if found else None
+
+
 def _any_text(value, test) -> bool:
     if isinstance(value, str):
         return test(value)

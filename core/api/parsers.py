@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
-from core.json_input import LONE_SURROGATE, NUL, TOO_DEEP, holds_lone_surrogate, holds_nul
+from core.json_input import TOO_DEEP, unstorable
 
 
 class JSONParser(parsers.JSONParser):
@@ -17,8 +17,7 @@ class JSONParser(parsers.JSONParser):
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError(f"JSON parse error - {TOO_DEEP}.") from None
-        if holds_lone_surrogate(data):
-            raise ParseError(f"JSON parse error - {LONE_SURROGATE}.")
-        if holds_nul(data):
-            raise ParseError(f"JSON parse error - {NUL}.")
+        problem = unstorable(data)
+        if problem:
+            raise ParseError(f"JSON parse error - {problem}.")
         return data
