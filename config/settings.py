@@ -396,7 +396,7 @@ if not DEBUG:
 # data: URLs (previews drawn in the browser). Forms may post to https: addresses only
 # because a finished participant's redirect to the completion URL follows a form post.
 INSTALLED_APPS += ["csp"]
-MIDDLEWARE += ["csp.middleware.CSPMiddleware", "core.middleware.CspAdjustMiddleware"]
+MIDDLEWARE += ["core.csp.CachedPolicyCSPMiddleware", "core.middleware.CspAdjustMiddleware"]
 # With DEBUG on, visitors get the project's 404 and 500 pages; staff, or everyone with
 # CHARTROOM_DEBUG_PAGES=1, get Django's debug pages (core/debug_pages.py). Listed after
 # CommonMiddleware (APPEND_SLASH) and AuthenticationMiddleware (who is staff).

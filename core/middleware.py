@@ -198,7 +198,7 @@ class CspAdjustMiddleware:
     HTML under /api/ (the browsable API and the API docs) comes from DRF's and Swagger
     UI's templates and bundles, which set style attributes and inject <style> elements.
 
-    Listed after csp.middleware.CSPMiddleware, so it marks the response before the policy
+    Listed after the CSP middleware (core/csp.py), so it marks the response before the policy
     is written.
     """
 

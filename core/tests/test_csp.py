@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.http import HttpResponse
 
 ROOT = Path(__file__).resolve().parents[2]
 INLINE = [
@@ -71,3 +72,63 @@ def test_the_browser_check_catches_a_violation(live_server, browser, page):
     page.wait_for_timeout(200)
     assert any("Content Security Policy" in v for v in browser.violations)
     browser.violations.clear()  # this test wanted one
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda request: HttpResponse("plain"),
+        lambda request: HttpResponse(f"<script nonce='{request.csp_nonce}'>x()</script>"),
+        lambda request: _with(
+            HttpResponse("relaxed"), _csp_update={"style-src": ["'unsafe-inline'"]}
+        ),
+        lambda request: _with(
+            HttpResponse("own"), **{"Content-Security-Policy": "default-src 'none'"}
+        ),
+    ],
+    ids=["plain", "nonce", "updated", "own-header"],
+)
+def test_the_policy_built_once_is_the_one_django_csp_builds(rf, settings, make):
+    from csp.middleware import CSPMiddleware
+
+    from core.csp import CachedPolicyCSPMiddleware
+
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {"DIRECTIVES": {"img-src": ["'self'"]}}
+    for _ in range(2):  # the second answer comes from the cache
+        ours = CachedPolicyCSPMiddleware(make)(rf.get("/"))
+        theirs = CSPMiddleware(make)(rf.get("/"))
+        for header in ("Content-Security-Policy", "Content-Security-Policy-Report-Only"):
+            mine, its = ours.get(header, ""), theirs.get(header, "")
+            assert re.sub(r"'nonce-[^']+'", "N", mine) == re.sub(r"'nonce-[^']+'", "N", its)
+            assert mine
+
+
+@pytest.mark.django_db
+def test_a_changed_setting_changes_the_cached_policy(rf, settings):
+    from core.csp import CachedPolicyCSPMiddleware
+
+    middleware = CachedPolicyCSPMiddleware(lambda request: HttpResponse("plain"))
+    assert "example.org" not in middleware(rf.get("/"))["Content-Security-Policy"]
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["https://example.org"]}}
+    assert middleware(rf.get("/"))["Content-Security-Policy"] == "default-src https://example.org"
+
+
+def test_a_nonce_asked_for_after_the_header_is_written_is_an_error(rf):
+    from csp.exceptions import CSPNonceError
+
+    from core.csp import CachedPolicyCSPMiddleware
+
+    request = rf.get("/")
+    CachedPolicyCSPMiddleware(lambda request: HttpResponse("plain"))(request)
+    with pytest.raises(CSPNonceError):
+        str(request.csp_nonce)
+
+
+def _with(response, **changes):
+    for name, value in changes.items():
+        if name.startswith("_"):
+            setattr(response, name, value)
+        else:
+            response[name] = value
+    return response
