@@ -45,7 +45,7 @@ class AnswerStages:
 
     def install(self) -> None:
         # Imported here: the bench sets Django up first.
-        from rest_framework.response import Response
+        from rest_framework.renderers import JSONRenderer
 
         from studies.api import participant
         from studies.api.participant_serializers import SubmitSerializer
@@ -54,14 +54,14 @@ class AnswerStages:
 
         # Each is looked up by name when it is called, so replacing the attribute reaches it.
         self._patch(participant.ParticipantAPIView, "dispatch", "view")
-        self._patch(participant.ResponseSubmitView, "post", "post")
+        self._patch(participant.ResponseSubmitView, "post_json", "post")
         self._patch(SubmitSerializer, "is_valid", "input")
         self._patch(sessions, "response_record", "record")
         self._patch(record, "_locked_trials", "locked_read")
         self._patch(record, "read_answer", "read_answer")
         self._patch(record, "answer_write", "write")
         self._patch(participant, "trial_payload", "payload")
-        self._patch(Response, "rendered_content", "render")
+        self._patch(JSONRenderer, "render", "render")
 
     def uninstall(self) -> None:
         while self._undo:
@@ -78,10 +78,10 @@ class AnswerStages:
         timed_in_post = ms["input"] + ms["record"] + ms["payload"]
         rows = [
             (0, "whole answer request", whole),
-            (1, "middleware, handler, test client", whole - ms["view"] - ms["render"]),
-            (1, "rendering the JSON reply", ms["render"]),
-            (1, "the view (DRF's dispatch and post)", ms["view"]),
-            (2, "DRF's dispatch around post", ms["view"] - ms["post"]),
+            (1, "middleware, handler, test client", whole - ms["view"]),
+            (1, "the view", ms["view"]),
+            (2, "dispatch around the answer", ms["view"] - ms["post"] - ms["render"]),
+            (2, "rendering the JSON reply", ms["render"]),
             (2, "input check (SubmitSerializer)", ms["input"]),
             (2, "response_record", ms["record"]),
             (3, "locked read of session and trials", ms["locked_read"]),

@@ -16,6 +16,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.lean_post import LeanJSONPostView
 from core.api.parsers import JSONParser
 from core.languages import speaking
 from studies.api.participant_serializers import (
@@ -342,7 +343,11 @@ class CurrentTrialView(ParticipantAPIView):
         return Response(trial_payload(request, session, trial, following=following))
 
 
-class ResponseSubmitView(ParticipantAPIView):
+class ResponseSubmitView(ParticipantAPIView, LeanJSONPostView):
+    # The request every participant of a classroom sends in the same second: a plain JSON
+    # POST skips DRF's request and response objects (core/api/lean_post.py).
+    max_body_bytes = MAX_BODY_BYTES
+
     @extend_schema(
         tags=TAG,
         summary="Answer the current trial",
@@ -362,9 +367,13 @@ class ResponseSubmitView(ParticipantAPIView):
         },
     )
     def post(self, request, token: str):
+        body, code = self.post_json(request, request.data, token=token)
+        return Response(body, status=code)
+
+    def post_json(self, request, data, *, token: str) -> tuple[dict, int]:
         if len(token) > 64:
             raise Http404
-        serializer = SubmitSerializer(data=request.data)
+        serializer = SubmitSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         # The service reads (and locks) the session itself: one query fewer per answer.
@@ -391,9 +400,7 @@ class ResponseSubmitView(ParticipantAPIView):
             if next_trial
             else None,
         }
-        return Response(
-            body, status=status.HTTP_200_OK if result.duplicate else status.HTTP_201_CREATED
-        )
+        return body, status.HTTP_200_OK if result.duplicate else status.HTTP_201_CREATED
 
 
 class SessionFinishView(ParticipantAPIView):
