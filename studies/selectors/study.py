@@ -195,7 +195,8 @@ SESSION_STUDY_FIELDS = tuple(
     for name in (
         "id", "title", "slug", "status", "platform", "completion_code", "completion_url",
         "time_limit_minutes", "expected_minutes", "keep_answers_on_withdrawal",
-        "instructions_video", "language", "translations", "fast_answer_commit",
+        "instructions_video", "language", "translations", "fast_answer_commit", "stopping_rule",
+        "stopped_at",
     )
 )  # fmt: skip
 TRIAL_FIELDS = (

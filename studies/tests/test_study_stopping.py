@@ -80,6 +80,36 @@ def test_the_json_flow_stops_after_a_completion_and_answers_study_full(
     assert info["accepting"] is False and info["unavailable_reason"] == "full"
 
 
+@pytest.mark.parametrize("rule", ["off", "stopped"])
+def test_a_completion_with_nothing_to_check_locks_nothing(
+    researcher, django_capture_on_commit_callbacks, monkeypatch, rule
+):
+    # The check locks the study row; a classroom completing at once would queue on it.
+    from studies.services.study import stopping
+
+    checked = []
+    monkeypatch.setattr(stopping, "study_stop_check", lambda **kw: checked.append(kw))
+    if rule == "off":
+        study = make_study(researcher, pairs=2, checks=(None,))
+    else:
+        study = _ruled(researcher, stopping_half_width=0.45, stopping_min_included=1)
+    client = APIClient()
+    token = start(client, study, pid="p1").json()["token"]
+    client.post(f"{API}/sessions/{token}/begin/")
+    if rule == "stopped":  # after this session started: it finishes and counts
+        Study.objects.filter(pk=study.pk).update(stopped_at="2026-01-01T00:00Z")
+    with django_capture_on_commit_callbacks(execute=True):
+        run_through(client, token)
+    assert ParticipantSession.objects.get(token=token).status == "completed"
+    assert checked == []
+    ruled = _ruled(researcher, stopping_half_width=0.01)
+    token = start(client, ruled, pid="p2").json()["token"]
+    client.post(f"{API}/sessions/{token}/begin/")
+    with django_capture_on_commit_callbacks(execute=True):
+        run_through(client, token)
+    assert checked == [{"study_id": ruled.pk}]
+
+
 def test_sessions_in_progress_finish_after_the_stop(researcher):
     study = _ruled(researcher, stopping_half_width=0.45, stopping_min_included=1)
     client = APIClient()

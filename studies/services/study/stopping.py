@@ -78,7 +78,11 @@ def stop_check_after_completion(session: ParticipantSession) -> None:
 
     A problem here is logged and never reaches the participant, whose answer is stored.
     """
-    if session.is_test:
+    study = session.study  # read with the session by the answer (SESSION_STUDY_FIELDS)
+    if session.is_test or study.stopping_rule == StoppingRule.OFF or study.stopped_at:
+        # Nothing to check, and no query: the check locks the study row, which a
+        # classroom's sessions, all completing in the same second, would queue on. A rule
+        # switched on meanwhile is applied at the next completion.
         return
     study_id = session.study_id
 
