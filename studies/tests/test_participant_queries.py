@@ -19,9 +19,9 @@ pytestmark = pytest.mark.django_db
 # answer, 7 for a JSON answer. Now a page reads the current trial with its session and
 # study in one query and writes nothing.
 TRIAL_PAGE = 1
-# An answer, HTML or JSON: savepoint (BEGIN outside tests), the answered trial and the
-# two after it with the locked session, one write (response, session, next trial's
-# first-shown stamp), release (COMMIT).
+# An answer, HTML or JSON: the answered trial and the two after it with the session, a
+# savepoint (outside a test's transaction none: the write commits on its own), one write
+# guarded by the session's row (response, session, next trial's first-shown stamp), release.
 # Other databases run the three writes one by one (studies/services/sessions/write.py).
 WRITES = 1 if connection.vendor == "postgresql" else 3
 HTML_SUBMIT = 3 + WRITES

@@ -144,12 +144,14 @@ def response_record(
 ) -> RecordResult:
     """Store the answer to the trial at ``position``, which must be the current one.
 
-    One short transaction: one query reads the answered trial, the two after it,
-    the session and the study, locking the session row, so rapid-fire or parallel
-    submits of one participant run one after the other (the unique trial of a
-    response makes a second answer impossible even without the lock). The answer
-    is read inside it, stored, the session advanced and the next trial marked
-    shown, so the page that shows it writes nothing. ``answer`` may be a callable
+    The usual answer takes two statements and no transaction (:func:`_record_fresh`):
+    a read of the answered trial, the two after it, the session and the study, then one
+    write, guarded by the session's row, that stores the response, advances the session
+    and marks the next trial shown, so the page that shows it writes nothing. Anything
+    else (a repeat, a refusal, a guard that failed) takes one short transaction: the same
+    read locking the session row, so rapid-fire or parallel submits of one participant
+    run one after the other (the unique trial of a response makes a second answer
+    impossible even without the lock), then the same write. ``answer`` may be a callable
     taking the trial (an HTML form needs the trial's options to be read).
 
     A repeat of an answer already stored (same idempotency key, or the same text
@@ -163,6 +165,16 @@ def response_record(
     """
     now = now or timezone.now()
     given = Given(client_ms, interactions, first_interaction_ms, interaction_required)
+    fresh = _record_fresh(
+        token=token,
+        position=position,
+        answer=answer,
+        given=given,
+        idempotency_key=idempotency_key,
+        now=now,
+    )
+    if fresh is not None:
+        return fresh
     try:
         with transaction.atomic():
             result = _record_locked(
@@ -214,6 +226,20 @@ _LOCKED_TRIALS = CompiledQuery(
     lambda token, first, second, third: (
         participant_trials_with_session()
         .select_for_update(of=("session",))
+        .filter(session__token=token, position__in=(first, second, third))
+        .order_by("position")
+    ),
+    token="\x1fsample-token",
+    first=1_000_001,
+    second=1_000_002,
+    third=1_000_003,
+)
+
+
+# The same read without the lock, for the usual answer (_record_fresh).
+_TRIALS = CompiledQuery(
+    lambda token, first, second, third: (
+        participant_trials_with_session()
         .filter(session__token=token, position__in=(first, second, third))
         .order_by("position")
     ),
@@ -289,19 +315,64 @@ def _record_locked(
         raise SessionEnded(ended_message(session), status=session.status)
     if session.is_overdue(now):
         return session
-    if not session.is_preview and session.study.status in (
+    if _closed(session):
+        raise SessionEnded(_("This study has closed. Thank you for taking part."), status="closed")
+    return _store(session, trials, answer, given, idempotency_key, now)
+
+
+def _closed(session: ParticipantSession) -> bool:
+    return not session.is_preview and session.study.status in (
         Study.Status.CLOSED,
         Study.Status.DRAFT,
-    ):
-        raise SessionEnded(_("This study has closed. Thank you for taking part."), status="closed")
+    )
 
+
+def _record_fresh(*, token, position, answer, given: Given, idempotency_key, now):
+    """The usual answer (to the current trial of a session in progress, in time, of an open
+    study) stored without a transaction or a lock, or None: then nothing was written and
+    :func:`_record_locked` decides, as for everything unusual.
+
+    Two statements instead of four (``BEGIN``, the locked read, the write, ``COMMIT``): the
+    session and trials are read as the locked read reads them, the answer is decided on
+    what was read, and the write moves the session only if its row still holds what the
+    decision was taken on (:func:`answer_write`'s guard), storing the response in the same
+    statement or not at all. Another request that moved the session in between (a retry
+    of this answer, a second tab) makes the guard fail, and the locked path then answers
+    it as it always has (a repeat, a refusal).
+    """
+    if position < 0:
+        return None
+    trials = _TRIALS(token=token, first=position, second=position + 1, third=position + 2)
+    if not trials:
+        return None
+    session = trials[0].session
+    if (
+        position != session.current_position
+        or position >= session.trial_count
+        or session.status != ParticipantSession.Status.IN_PROGRESS
+        or session.is_overdue(now)
+        or _closed(session)
+    ):
+        return None
+    try:
+        return _store(session, trials, answer, given, idempotency_key, now, guarded=True)
+    except (AnswerInvalid, IntegrityError):
+        return None  # refused or not stored: the locked path says so in its own words
+
+
+def _store(
+    session, trials, answer, given: Given, idempotency_key, now, *, guarded=False
+) -> RecordResult | None:
+    """Read the answer to ``trials[0]``, store it and move the session on. With ``guarded``,
+    only if the session's row is still as read (None otherwise, with nothing written)."""
+    trial = trials[0]
     check_given(trial_spec(trial)[0], given.interactions, required=given.required)
     answer = _resolve(answer, trial)
     value, correct = read_answer(trial, answer, session_language(session))
     response = Response(
         trial=trial,
         session=session,
-        position=position,
+        position=trial.position,
         chart_id=trial.chart_id,
         attention_check_id=trial.attention_check_id,
         raw_answer=_raw_text(answer),
@@ -317,10 +388,21 @@ def _record_locked(
         idempotency_key=idempotency_key or "",
     )
     next_trial = trials[1] if len(trials) > 1 else None
+    # What the answer's effect was decided on: the fields it changes, as read.
+    guard = {name: getattr(session, name) for name in ADVANCED_FIELDS} if guarded else None
     fields = _advance(session, trial, correct, now)
     if session.status != ParticipantSession.Status.IN_PROGRESS:
         next_trial = None
-    answer_write(response=response, session=session, fields=fields, next_trial=next_trial, now=now)
+    stored = answer_write(
+        response=response,
+        session=session,
+        fields=fields,
+        next_trial=next_trial,
+        now=now,
+        guard=guard,
+    )
+    if not stored:
+        return None
     if session.status == ParticipantSession.Status.COMPLETED:
         # After the write: these read the completed session's answers.
         results_after_completion(session)
@@ -332,6 +414,11 @@ def _record_locked(
         next_trial=next_trial,
         after_next=trials[2] if len(trials) > 2 else None,
     )
+
+
+# Every field _advance may change: status too, so that a session ended meanwhile (withdrawn,
+# timed out, excluded) is never moved on by an answer read before it ended.
+ADVANCED_FIELDS = ("current_position", "attention_failures", "status", "completed_at")
 
 
 def _advance(session, trial: Trial, correct, now) -> list[str]:

@@ -9,13 +9,19 @@ and the insert cost about 1.5 ms of CPU per answer); values still go through eac
 own ``get_db_prep_save``, as the ORM's compiler does, so conversions (JSON, time zones)
 stay Django's. Other databases run the same writes one by one through the ORM. No signal
 handlers listen to these models.
+
+With a ``guard`` (the usual answer, read without a lock: services/sessions/record.py) the
+session's update is conditional on its row still holding the values the answer was decided
+on, and the next trial's stamp and the response are written only if it matched: one
+statement, committed on its own outside a transaction, which writes all three or nothing.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from functools import cache
 
-from django.db import connection
+from django.db import connection, transaction
 
 from core.db.prepared import execute_prepared
 from studies.models import ParticipantSession, Response, Trial
@@ -26,54 +32,113 @@ def _quote(name: str) -> str:
 
 
 @cache
-def _insert_statement() -> tuple[str, tuple]:
-    """The response's INSERT (PostgreSQL) and the fields behind its placeholders."""
+def _insert_statement(guarded: bool) -> tuple[str, tuple]:
+    """The response's INSERT (PostgreSQL) and the fields behind its placeholders; guarded,
+    it inserts only if the CTE ``advanced`` updated the session (its values cast to their
+    columns' types, which PostgreSQL does not infer for a SELECT as it does for VALUES)."""
     fields = tuple(f for f in Response._meta.concrete_fields if not f.primary_key)
     columns = ", ".join(_quote(f.column) for f in fields)
-    placeholders = ", ".join("%s" for _ in fields)
     table, pk = _quote(Response._meta.db_table), _quote(Response._meta.pk.column)
-    sql = f"INSERT INTO {table} ({columns}) VALUES ({placeholders}) RETURNING {pk}"
-    return sql, fields
+    if guarded:
+        values = ", ".join(f"%s::{f.cast_db_type(connection)}" for f in fields)
+        rows = f"SELECT {values} WHERE EXISTS (SELECT FROM advanced)"
+    else:
+        rows = "VALUES (" + ", ".join("%s" for _ in fields) + ")"
+    return f"INSERT INTO {table} ({columns}) {rows} RETURNING {pk}", fields
 
 
-def _update(model, pk: int, values: dict, *, only_if_null: str = "") -> tuple[str, list]:
+def _update(
+    model, pk: int, values: dict, *, only_if_null: str = "", only_if: dict | None = None
+) -> tuple[str, list]:
     meta = model._meta
     fields = [meta.get_field(name) for name in values]
     assignments = ", ".join(f"{_quote(f.column)} = %s" for f in fields)
     sql = f"UPDATE {_quote(meta.db_table)} SET {assignments} WHERE {_quote(meta.pk.column)} = %s"
+    params = [f.get_db_prep_save(values[f.name], connection) for f in fields]
+    params.append(pk)
     if only_if_null:
         sql += f" AND {_quote(meta.get_field(only_if_null).column)} IS NULL"
-    params = [f.get_db_prep_save(values[f.name], connection) for f in fields]
-    return sql, [*params, pk]
+    for name, value in (only_if or {}).items():
+        field = meta.get_field(name)
+        if value is None:
+            sql += f" AND {_quote(field.column)} IS NULL"
+        else:
+            sql += f" AND {_quote(field.column)} = %s"
+            params.append(field.get_db_prep_save(value, connection))
+    return sql, params
 
 
 def answer_write(
-    *, response: Response, session: ParticipantSession, fields: list[str], next_trial, now
-) -> None:
-    """Insert ``response``, save ``fields`` of ``session``, mark ``next_trial`` shown."""
+    *,
+    response: Response,
+    session: ParticipantSession,
+    fields: list[str],
+    next_trial,
+    now,
+    guard: dict | None = None,
+) -> bool:
+    """Insert ``response``, save ``fields`` of ``session``, mark ``next_trial`` shown.
+
+    With ``guard`` (field name -> value as read), only if the session's row still has those
+    values; False, with nothing written, when it does not.
+    """
+    if guard is not None and (connection.in_atomic_block or session.study.fast_answer_commit):
+        # Inside a caller's transaction a failed statement would abort it: a savepoint.
+        # And SET LOCAL (a relaxed commit) holds only within a transaction.
+        with transaction.atomic():
+            return _write(response, session, fields, next_trial, now, guard)
+    return _write(response, session, fields, next_trial, now, guard)
+
+
+def _write(response, session, fields, next_trial, now, guard) -> bool:
     if connection.vendor != "postgresql":
-        response.save(force_insert=True)
-        session.save(update_fields=fields)
-        if next_trial is not None:
-            Trial.objects.filter(pk=next_trial.pk, shown_at__isnull=True).update(shown_at=now)
-            next_trial.shown_at = next_trial.shown_at or now
-        return
+        return _write_orm(response, session, fields, next_trial, now, guard)
+    guarded = guard is not None
     parts, params = [], []
-    sql, args = _update(ParticipantSession, session.pk, {f: getattr(session, f) for f in fields})
-    parts.append(f"advanced AS ({sql})")
+    values = {f: getattr(session, f) for f in fields}
+    sql, args = _update(ParticipantSession, session.pk, values, only_if=guard)
+    parts.append(f"advanced AS ({sql}{' RETURNING 1' if guarded else ''})")
     params.extend(args)
     if next_trial is not None:
         sql, args = _update(Trial, next_trial.pk, {"shown_at": now}, only_if_null="shown_at")
+        if guarded:
+            sql += " AND EXISTS (SELECT FROM advanced)"
         parts.append(f"shown AS ({sql})")
         params.extend(args)
-        next_trial.shown_at = next_trial.shown_at or now
-    insert, insert_fields = _insert_statement()
+    insert, insert_fields = _insert_statement(guarded)
     params.extend(f.get_db_prep_save(f.pre_save(response, True), connection) for f in insert_fields)
     statement = f"WITH {', '.join(parts)} {insert}"
-    relax = RELAX_COMMIT if session.study.fast_answer_commit else ""
+    relax = session.study.fast_answer_commit
+    # SET LOCAL needs a transaction: a guarded write of a relaxed study gets one.
     with connection.cursor() as cursor:
-        execute_prepared(cursor, statement, params, alias=connection.alias, before=relax)
-        response.pk = cursor.fetchone()[0]
+        before = RELAX_COMMIT if relax else ""
+        execute_prepared(cursor, statement, params, alias=connection.alias, before=before)
+        row = cursor.fetchone()
+    if row is None:
+        return False  # the guard did not match: nothing was written
+    _stored(response, next_trial, now)
+    response.pk = row[0]
+    return True
+
+
+def _write_orm(response, session, fields, next_trial, now, guard) -> bool:
+    with transaction.atomic() if guard is not None else nullcontext():
+        if guard is not None:
+            values = {f: getattr(session, f) for f in fields}
+            if not ParticipantSession.objects.filter(pk=session.pk, **guard).update(**values):
+                return False
+        else:
+            session.save(update_fields=fields)
+        response.save(force_insert=True)
+        if next_trial is not None:
+            Trial.objects.filter(pk=next_trial.pk, shown_at__isnull=True).update(shown_at=now)
+    _stored(response, next_trial, now)
+    return True
+
+
+def _stored(response, next_trial, now) -> None:
+    if next_trial is not None:
+        next_trial.shown_at = next_trial.shown_at or now
     response._state.adding = False
     response._state.db = connection.alias
 

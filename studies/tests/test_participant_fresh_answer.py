@@ -1,0 +1,96 @@
+"""The usual answer is stored without a lock, and only if the session is still as it was read.
+
+services/sessions/record.py reads the session and its trials without locking, decides the
+answer, and writes it in one statement guarded by the session's row; whatever moved or
+ended the session in between makes the guard fail, and the locked path answers instead.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from studies.models import ParticipantSession, Response
+from studies.services import sessions as svc
+from studies.services.sessions import Identity, SessionEnded, record, session_start
+from studies.tests.factories import answer_for, make_study
+from studies.tests.test_participant_api import trial_at
+
+
+@pytest.fixture
+def session(researcher):
+    study = make_study(researcher, pairs=2)
+    session = session_start(study=study, identity=Identity("prolific", "P1", {})).session
+    svc.session_begin(session=session)
+    return session
+
+
+def _answer(session, position, **extra):
+    return svc.response_record(
+        token=session.token,
+        position=position,
+        answer=answer_for(trial_at(session.token, position)),
+        interactions=1,
+        **extra,
+    )
+
+
+def _between_read_and_write(monkeypatch, change):
+    """Run ``change`` once, right after the unlocked read of the next answer."""
+    read = record._TRIALS
+    done = []
+
+    def reading(**values):
+        rows = read(**values)
+        if not done:
+            done.append(True)
+            change()
+        return rows
+
+    monkeypatch.setattr(record, "_TRIALS", reading)
+    return done
+
+
+@pytest.mark.django_db
+def test_an_answer_stored_meanwhile_makes_this_one_its_repeat(session, monkeypatch):
+    # The same answer, sent twice (a retry after a lost reply) and stored by the other
+    # request between this one's read and write: stored once, and this one is its repeat.
+    done = _between_read_and_write(monkeypatch, lambda: _answer(session, 0, idempotency_key="k"))
+    result = _answer(session, 0, idempotency_key="k")
+    assert done and result.duplicate is True
+    assert Response.objects.filter(session=session).count() == 1
+    session.refresh_from_db()
+    assert session.current_position == 1
+
+
+@pytest.mark.django_db
+def test_a_session_ended_meanwhile_is_not_moved_on(session, monkeypatch):
+    def withdraw():
+        ParticipantSession.objects.filter(pk=session.pk).update(status="withdrawn")
+
+    done = _between_read_and_write(monkeypatch, withdraw)
+    with pytest.raises(SessionEnded):
+        _answer(session, 0)
+    assert done and not Response.objects.filter(session=session).exists()
+    session.refresh_from_db()
+    assert session.current_position == 0 and session.status == "withdrawn"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_an_answer_is_a_read_and_one_write(session):
+    from studies.tests.test_participant_queries import statement
+
+    answer = answer_for(trial_at(session.token, 0))
+    with CaptureQueriesContext(connection) as seen:
+        result = svc.response_record(
+            token=session.token, position=0, answer=answer, interactions=1, with_next=True
+        )
+    assert result.duplicate is False and result.next_trial.position == 1
+    # The read, and one statement writing the response, the session and the next trial's
+    # stamp, committed on its own: no BEGIN, no COMMIT, no lock.
+    read, write = (statement(q["sql"]) for q in seen.captured_queries)
+    assert read.startswith("SELECT") and "FOR UPDATE" not in read
+    assert write.startswith("WITH advanced AS (UPDATE") and "INSERT INTO" in write
+    session.refresh_from_db()
+    assert session.current_position == 1
+    assert session.trials.get(position=1).shown_at == result.response.answered_at
