@@ -82,12 +82,15 @@ def answer_write(
     With ``guard`` (field name -> value as read), only if the session's row still has those
     values; False, with nothing written, when it does not.
     """
-    if guard is not None and (connection.in_atomic_block or session.study.fast_answer_commit):
-        # Inside a caller's transaction a failed statement would abort it: a savepoint.
-        # And SET LOCAL (a relaxed commit) holds only within a transaction.
-        with transaction.atomic():
-            return _write(response, session, fields, next_trial, now, guard)
-    return _write(response, session, fields, next_trial, now, guard)
+    # The guarded write stands alone where it can: one statement on PostgreSQL. It needs a
+    # transaction (a savepoint inside one) for the ORM's three writes on other databases,
+    # inside a caller's transaction (where a failed statement would abort it), and for a
+    # relaxed commit (SET LOCAL holds only within a transaction).
+    alone = connection.vendor == "postgresql" and not (
+        connection.in_atomic_block or session.study.fast_answer_commit
+    )
+    with nullcontext() if guard is None or alone else transaction.atomic():
+        return _write(response, session, fields, next_trial, now, guard)
 
 
 def _write(response, session, fields, next_trial, now, guard) -> bool:
@@ -122,16 +125,15 @@ def _write(response, session, fields, next_trial, now, guard) -> bool:
 
 
 def _write_orm(response, session, fields, next_trial, now, guard) -> bool:
-    with transaction.atomic() if guard is not None else nullcontext():
-        if guard is not None:
-            values = {f: getattr(session, f) for f in fields}
-            if not ParticipantSession.objects.filter(pk=session.pk, **guard).update(**values):
-                return False
-        else:
-            session.save(update_fields=fields)
-        response.save(force_insert=True)
-        if next_trial is not None:
-            Trial.objects.filter(pk=next_trial.pk, shown_at__isnull=True).update(shown_at=now)
+    if guard is not None:
+        values = {f: getattr(session, f) for f in fields}
+        if not ParticipantSession.objects.filter(pk=session.pk, **guard).update(**values):
+            return False
+    else:
+        session.save(update_fields=fields)
+    response.save(force_insert=True)
+    if next_trial is not None:
+        Trial.objects.filter(pk=next_trial.pk, shown_at__isnull=True).update(shown_at=now)
     _stored(response, next_trial, now)
     return True
 
