@@ -311,6 +311,57 @@ class SubmitSerializer(FieldsBuiltOnce, InputSerializer):
         help_text="Any unique string per trial; a retry with the same key returns the stored answer.",
     )
 
+    @classmethod
+    def validated_plain(cls, data) -> dict | None:
+        """The validated data of a body that every field takes as it is, without building a
+        serializer, or None: then a serializer decides, and words any error.
+
+        The answer is sent many times a second, and its usual body holds plain values (whole
+        numbers within the fields' bounds, a key of the key's pattern), which DRF's field by
+        field validation would return unchanged; building and running the serializer was
+        0.11 ms of CPU per answer. The bounds and the pattern are the fields' own, above;
+        the answer goes through its own field.
+        """
+        if type(data) is not dict or "position" not in data or "answer" not in data:
+            return None
+        fields = cls._declared_fields
+        validated = {}
+        for name, value in data.items():
+            field = fields.get(name)
+            if field is None:
+                return None
+            if isinstance(field, serializers.IntegerField):
+                if not _plain_integer(field, value):
+                    return None
+            elif isinstance(field, serializers.RegexField):
+                if not _plain_text(field, value):
+                    return None
+            else:
+                try:
+                    value = field.run_validation(value)
+                except serializers.ValidationError:
+                    return None
+            validated[name] = value
+        return validated
+
+
+def _plain_integer(field, value) -> bool:
+    if value is None:
+        return field.allow_null
+    if type(value) is not int:  # bool, text or a float: the field's own reading
+        return False
+    low, high = field.min_value, field.max_value
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _plain_text(field, value) -> bool:
+    if type(value) is not str or value != value.strip():
+        return False
+    if value == "":
+        return field.allow_blank
+    return all(validator.regex.fullmatch(value) for validator in field.validators
+               if hasattr(validator, "regex"))  # fmt: skip
+
 
 class SubmitResultSerializer(serializers.Serializer):
     stored = serializers.BooleanField()

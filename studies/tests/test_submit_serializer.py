@@ -24,3 +24,46 @@ def test_bodies_are_validated_independently_after_the_first():
         assert not bad.is_valid()
         assert set(bad.errors) == {"position", "answer", "idempotency_key"}
         assert SubmitSerializer(data={"answer": "1"}).is_valid() is False  # position required
+
+
+PLAIN = {"position": 3, "answer": "12", "idempotency_key": "k-1", "interactions": 2}
+BODIES = [
+    PLAIN,
+    {"position": 0, "answer": 2},
+    {"position": 0, "answer": 2.5, "client_ms": None, "first_interaction_ms": 0},
+    {"position": 1, "answer": ["b", "a"], "interactions": 100_000, "idempotency_key": ""},
+    {**PLAIN, "client_ms": 24 * 3600 * 1000},
+    # Off the plain path: the serializer reads, converts or refuses these.
+    {**PLAIN, "position": "3"},
+    {**PLAIN, "position": 3.0},
+    {**PLAIN, "position": True},
+    {**PLAIN, "position": -1},
+    {**PLAIN, "client_ms": 24 * 3600 * 1000 + 1},
+    {**PLAIN, "interactions": None, "first_interaction_ms": "5"},
+    {**PLAIN, "idempotency_key": " k-1 "},
+    {**PLAIN, "idempotency_key": "k-1\n"},
+    {**PLAIN, "idempotency_key": "k 1"},
+    {**PLAIN, "idempotency_key": "k\x00"},
+    {**PLAIN, "idempotency_key": None},
+    {**PLAIN, "answer": None},
+    {**PLAIN, "answer": True},
+    {**PLAIN, "answer": {"a": 1}},
+    {**PLAIN, "answer": ["a", 1]},
+    {**PLAIN, "colour": "red"},
+    {"answer": "1"},
+    {"position": 1},
+    [PLAIN],
+    "text",
+]
+
+
+def test_plain_bodies_are_validated_as_the_serializer_validates_them():
+    taken = 0
+    for body in BODIES:
+        plain = SubmitSerializer.validated_plain(body)
+        serializer = SubmitSerializer(data=body)
+        if plain is not None:
+            taken += 1
+            assert serializer.is_valid(), (body, serializer.errors)
+            assert plain == dict(serializer.validated_data), body
+    assert taken == 5  # the five plain bodies at the top; the rest go to the serializer
