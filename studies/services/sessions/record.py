@@ -221,33 +221,26 @@ class Given:
     required: bool = False
 
 
-# Compiled once: building this join's SQL cost more than running it (core/db/compiled.py).
-_LOCKED_TRIALS = CompiledQuery(
-    lambda token, first, second, third: (
-        participant_trials_with_session()
-        .select_for_update(of=("session",))
-        .filter(session__token=token, position__in=(first, second, third))
-        .order_by("position")
-    ),
-    token="\x1fsample-token",
-    first=1_000_001,
-    second=1_000_002,
-    third=1_000_003,
-)
+def _trials_at(*, locked: bool) -> CompiledQuery:
+    """A session's trials at three positions, with the session and study; ``locked`` locks
+    the session row. Compiled once: building this join's SQL cost more than running it
+    (core/db/compiled.py)."""
+
+    def build(token, first, second, third):
+        trials = participant_trials_with_session()
+        if locked:
+            trials = trials.select_for_update(of=("session",))
+        return trials.filter(session__token=token, position__in=(first, second, third)).order_by(
+            "position"
+        )
+
+    return CompiledQuery(
+        build, token="\x1fsample-token", first=1_000_001, second=1_000_002, third=1_000_003
+    )
 
 
-# The same read without the lock, for the usual answer (_record_fresh).
-_TRIALS = CompiledQuery(
-    lambda token, first, second, third: (
-        participant_trials_with_session()
-        .filter(session__token=token, position__in=(first, second, third))
-        .order_by("position")
-    ),
-    token="\x1fsample-token",
-    first=1_000_001,
-    second=1_000_002,
-    third=1_000_003,
-)
+_LOCKED_TRIALS = _trials_at(locked=True)
+_TRIALS = _trials_at(locked=False)  # the usual answer's (_record_fresh)
 
 
 def _locked_trials(token: str, position: int) -> tuple[ParticipantSession, list[Trial]]:

@@ -111,10 +111,8 @@ def _write(response, session, fields, next_trial, now, guard) -> bool:
     insert, insert_fields = _insert_statement(guarded)
     params.extend(f.get_db_prep_save(f.pre_save(response, True), connection) for f in insert_fields)
     statement = f"WITH {', '.join(parts)} {insert}"
-    relax = session.study.fast_answer_commit
-    # SET LOCAL needs a transaction: a guarded write of a relaxed study gets one.
     with connection.cursor() as cursor:
-        before = RELAX_COMMIT if relax else ""
+        before = RELAX_COMMIT if session.study.fast_answer_commit else ""
         execute_prepared(cursor, statement, params, alias=connection.alias, before=before)
         row = cursor.fetchone()
     if row is None:
