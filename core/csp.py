@@ -33,14 +33,16 @@ _CHANGES = (
     "_csp_replace_ro",
 )
 
-# (policy, report-only policy) of an unchanged response, built at its first use.
-_plain: list[tuple[str, str]] = []
+# (policy, report-only policy) of an unchanged response, built at its first use; replaced
+# whole (never changed in place), so a thread that read it holds a complete pair.
+_plain: tuple[str, str] | None = None
 
 
 @receiver(setting_changed)
 def _forget_policy(*, setting, **kwargs):
+    global _plain
     if setting.startswith("CONTENT_SECURITY_POLICY"):
-        _plain.clear()
+        _plain = None
 
 
 class CachedPolicyCSPMiddleware(CSPMiddleware):
@@ -54,17 +56,21 @@ class CachedPolicyCSPMiddleware(CSPMiddleware):
             # A nonce, a change of the policy, or a header of the view's own (a report's
             # stricter policy): django-csp as it is.
             return super().process_response(request, response)
-        if not _plain:
+        global _plain
+        plain = _plain
+        if plain is None:
             parts = self.get_policy_parts(request=request, response=response)
             parts_ro = self.get_policy_parts(request=request, response=response, report_only=True)
-            _plain.append(
-                (build_policy(**asdict(parts)), build_policy(**asdict(parts_ro), report_only=True))
+            plain = (
+                build_policy(**asdict(parts)),
+                build_policy(**asdict(parts_ro), report_only=True),
             )
+            _plain = plain
         # django-csp's own conditions for writing a header at all: debug error pages and
         # excluded prefixes go without.
         if settings.DEBUG and response.status_code in (404, 500):
             return response
-        policy, policy_ro = _plain[0]
+        policy, policy_ro = plain
         for header, value, setting in (
             (HEADER, policy, "CONTENT_SECURITY_POLICY"),
             (HEADER_REPORT_ONLY, policy_ro, "CONTENT_SECURITY_POLICY_REPORT_ONLY"),

@@ -325,7 +325,8 @@ def _record_fresh(*, token, position, answer, given: Given, idempotency_key, now
     study) stored without a transaction or a lock, or None: then nothing was written and
     :func:`_record_locked` decides, as for everything unusual.
 
-    Two statements instead of four (``BEGIN``, the locked read, the write, ``COMMIT``): the
+    On PostgreSQL, outside a caller's transaction and for a study without a relaxed commit,
+    two statements instead of four (``BEGIN``, the locked read, the write, ``COMMIT``): the
     session and trials are read as the locked read reads them, the answer is decided on
     what was read, and the write moves the session only if its row still holds what the
     decision was taken on (:func:`answer_write`'s guard), storing the response in the same
