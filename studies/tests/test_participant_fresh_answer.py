@@ -76,6 +76,17 @@ def test_a_session_ended_meanwhile_is_not_moved_on(session, monkeypatch):
 
 
 @pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_text_too_long_for_its_column_is_refused_not_cut(session):
+    # The guarded insert casts its values; a cast to varchar(64) would cut a longer key.
+    from django.db import DataError
+
+    with pytest.raises(DataError):
+        _answer(session, 0, idempotency_key="k" * 80)
+    assert not Response.objects.filter(session=session).exists()
+
+
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_outside_a_transaction_an_answer_is_a_read_and_one_write(session):
     from studies.tests.test_participant_queries import statement

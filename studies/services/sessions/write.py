@@ -3,7 +3,7 @@ next trial's first-shown stamp.
 
 On PostgreSQL the three writes go as one ``INSERT`` with two data-modifying CTEs
 (PostgreSQL runs each of them exactly once, whether or not the insert reads them), so an
-answer costs one locked read and one write inside its transaction. The statement is
+answer costs one read and one write. The statement is
 written here rather than compiled by the ORM for each answer (compiling the two updates
 and the insert cost about 1.5 ms of CPU per answer); values still go through each field's
 own ``get_db_prep_save``, as the ORM's compiler does, so conversions (JSON, time zones)
@@ -40,11 +40,18 @@ def _insert_statement(guarded: bool) -> tuple[str, tuple]:
     columns = ", ".join(_quote(f.column) for f in fields)
     table, pk = _quote(Response._meta.db_table), _quote(Response._meta.pk.column)
     if guarded:
-        values = ", ".join(f"%s::{f.cast_db_type(connection)}" for f in fields)
+        values = ", ".join(f"%s::{_cast_type(f)}" for f in fields)
         rows = f"SELECT {values} WHERE EXISTS (SELECT FROM advanced)"
     else:
         rows = "VALUES (" + ", ".join("%s" for _ in fields) + ")"
     return f"INSERT INTO {table} ({columns}) {rows} RETURNING {pk}", fields
+
+
+def _cast_type(field) -> str:
+    # A column's type for a cast, without a length: an explicit cast to varchar(64) would cut
+    # a longer text silently, where storing it into the column refuses it.
+    cast = field.cast_db_type(connection)
+    return "text" if cast.startswith("varchar") else cast
 
 
 def _update(
