@@ -313,14 +313,15 @@ class SubmitSerializer(FieldsBuiltOnce, InputSerializer):
 
     @classmethod
     def validated_plain(cls, data) -> dict | None:
-        """The validated data of a body that every field takes as it is, without building a
-        serializer, or None: then a serializer decides, and words any error.
+        """The validated data of a body with only this serializer's keys, each valid, without
+        building a serializer; None otherwise, and a serializer then decides and words the
+        errors.
 
-        The answer is sent many times a second, and its usual body holds plain values (whole
-        numbers within the fields' bounds, a key of the key's pattern), which DRF's field by
-        field validation would return unchanged; building and running the serializer was
-        0.11 ms of CPU per answer. The bounds and the pattern are the fields' own, above;
-        the answer goes through its own field.
+        The answer is sent many times a second; building and running the serializer was 0.11
+        ms of CPU per answer. Each value goes through its own declared field, which converts
+        and checks it (bounds, pattern and every other validator) as the serializer would:
+        for a flat serializer without ``validate`` methods, which this is, that is all the
+        serializer does besides refusing unknown and missing keys.
         """
         if type(data) is not dict or "position" not in data or "answer" not in data:
             return None
@@ -330,37 +331,11 @@ class SubmitSerializer(FieldsBuiltOnce, InputSerializer):
             field = fields.get(name)
             if field is None:
                 return None
-            if isinstance(field, serializers.IntegerField):
-                if not _plain_integer(field, value):
-                    return None
-            elif isinstance(field, serializers.RegexField):
-                if not _plain_text(field, value):
-                    return None
-            else:
-                try:
-                    value = field.run_validation(value)
-                except serializers.ValidationError:
-                    return None
-            validated[name] = value
+            try:
+                validated[name] = field.run_validation(value)
+            except serializers.ValidationError:
+                return None
         return validated
-
-
-def _plain_integer(field, value) -> bool:
-    if value is None:
-        return field.allow_null
-    if type(value) is not int:  # bool, text or a float: the field's own reading
-        return False
-    low, high = field.min_value, field.max_value
-    return (low is None or value >= low) and (high is None or value <= high)
-
-
-def _plain_text(field, value) -> bool:
-    if type(value) is not str or value != value.strip():
-        return False
-    if value == "":
-        return field.allow_blank
-    return all(validator.regex.fullmatch(value) for validator in field.validators
-               if hasattr(validator, "regex"))  # fmt: skip
 
 
 class SubmitResultSerializer(serializers.Serializer):

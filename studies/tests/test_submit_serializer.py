@@ -33,7 +33,7 @@ BODIES = [
     {"position": 0, "answer": 2.5, "client_ms": None, "first_interaction_ms": 0},
     {"position": 1, "answer": ["b", "a"], "interactions": 100_000, "idempotency_key": ""},
     {**PLAIN, "client_ms": 24 * 3600 * 1000},
-    # Off the plain path: the serializer reads, converts or refuses these.
+    # Values their fields convert or refuse, and bodies the serializer refuses whole.
     {**PLAIN, "position": "3"},
     {**PLAIN, "position": 3.0},
     {**PLAIN, "position": True},
@@ -62,8 +62,17 @@ def test_plain_bodies_are_validated_as_the_serializer_validates_them():
     for body in BODIES:
         plain = SubmitSerializer.validated_plain(body)
         serializer = SubmitSerializer(data=body)
+        assert (plain is not None) == serializer.is_valid(), body
         if plain is not None:
             taken += 1
-            assert serializer.is_valid(), (body, serializer.errors)
             assert plain == dict(serializer.validated_data), body
-    assert taken == 5  # the five plain bodies at the top; the rest go to the serializer
+    assert taken == 10  # the valid ones; the serializer refuses the rest, and words why
+
+
+def test_the_plain_path_applies_every_validator_of_a_field(monkeypatch):
+    from django.core.validators import MaxLengthValidator
+
+    key = SubmitSerializer._declared_fields["idempotency_key"]
+    monkeypatch.setattr(key, "validators", [*key.validators, MaxLengthValidator(4)])
+    assert SubmitSerializer.validated_plain({**PLAIN, "idempotency_key": "k-1"}) is not None
+    assert SubmitSerializer.validated_plain({**PLAIN, "idempotency_key": "k-100"}) is None
