@@ -118,3 +118,45 @@ def test_a_plain_answer_builds_no_drf_request(study, monkeypatch):
     body = {"position": 1, "answer": answer_for(trial_at(token, 1)), "interactions": 1}
     assert post(client, token, body, lean=False).status_code == 201
     assert built == ["POST"]
+
+
+def test_an_unexpected_error_is_answered_the_same_on_both_paths_with_debug_on(
+    study, monkeypatch, settings
+):
+    # DRF renders an error it does not handle with the request's negotiated renderer when
+    # DEBUG is on; the lean path negotiates one before handing the error over.
+    from django.db import OperationalError
+
+    from studies.api import participant
+
+    def unreachable(**kwargs):
+        raise OperationalError("the database went away")
+
+    client = APIClient()
+    token = start(client, study).json()["token"]
+    settings.DEBUG = True
+    monkeypatch.setattr(participant.svc, "response_record", unreachable)
+    body = {"position": 0, "answer": "3", "interactions": 2}
+    lean, drf = post(client, token, body, lean=True), post(client, token, body, lean=False)
+    assert lean.status_code == drf.status_code == 503
+    assert lean.json() == drf.json()
+
+
+def test_a_query_string_takes_drf_s_path(study, monkeypatch):
+    built = []
+    original = APIView.initialize_request
+    monkeypatch.setattr(
+        APIView,
+        "initialize_request",
+        lambda self, request, *a, **k: built.append(1) or original(self, request, *a, **k),
+    )
+    client = APIClient()
+    token = start(client, study).json()["token"]
+    built.clear()
+    body = {"position": 0, "answer": answer_for(trial_at(token, 0)), "interactions": 1}
+    response = client.post(
+        f"{API}/sessions/{token}/responses/?format=json",
+        json.dumps(body),
+        content_type="application/json",
+    )
+    assert response.status_code == 201 and built == [1]
