@@ -99,8 +99,7 @@ def test_the_answer_split_reaches_every_stage_and_adds_up(bench_database):
     # Each timed function was reached on the answer path, and nothing is counted twice:
     # what a stage spent outside its timed parts is never negative.
     assert all(value > 0 for value in stages.values()), output
-    parts = ("middleware, handler, test client", "rendering the JSON reply",
-             "the view (DRF's dispatch and post)")  # fmt: skip
+    parts = ("middleware, handler, test client", "the view")
     assert abs(sum(stages[p] for p in parts) - stages["whole answer request"]) < 0.01
     # The database's own CPU for the answers, read from its backend's /proc entry.
     assert "PostgreSQL: " in output and " ms CPU per answer (its backend" in output, output
