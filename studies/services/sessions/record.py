@@ -165,26 +165,17 @@ def response_record(
     """
     now = now or timezone.now()
     given = Given(client_ms, interactions, first_interaction_ms, interaction_required)
-    fresh = _record_fresh(
-        token=token,
-        position=position,
-        answer=answer,
-        given=given,
-        idempotency_key=idempotency_key,
-        now=now,
-    )
+    # The same answer for both paths: the usual one first, the locked one if it declined.
+    answering = {
+        "token": token, "position": position, "answer": answer, "given": given,
+        "idempotency_key": idempotency_key, "now": now,
+    }  # fmt: skip
+    fresh = _record_fresh(**answering)
     if fresh is not None:
         return fresh
     try:
         with transaction.atomic():
-            result = _record_locked(
-                token=token,
-                position=position,
-                answer=answer,
-                given=given,
-                idempotency_key=idempotency_key,
-                now=now,
-            )
+            result = _record_locked(**answering)
             if isinstance(result, RecordResult) and with_next and result.duplicate:
                 result = replace(result, next_trial=_next_after_repeat(result.session))
     except IntegrityError:
