@@ -18,11 +18,12 @@ participant tests run every answer through it on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import QuerySet
+from django.db.models import DEFERRED, Model, QuerySet
 from django.db.models.query import get_related_populators
 
 from core.db.prepared import execute_prepared
@@ -41,6 +42,8 @@ class _Compiled:
     end: int
     populators: list
     converters: dict
+    build: Callable  # (db, the model's selected values) -> instance
+    builders: dict  # id(populator) -> the same for its model, for each related populator
 
 
 class CompiledQuery:
@@ -86,18 +89,26 @@ class CompiledQuery:
         columns = [column[0] for column in select[: compiler.col_count]]
         if compiler.has_composite_fields(columns):
             raise ValueError("composite fields are not supported")
+        model = klass_info["model"]
+        init_list = [column[0].target.attname for column in select[start:end]]
+        populators = get_related_populators(klass_info, select, alias)
         compiled = _Compiled(
             sql=sql,
             names=tuple(names),
             wrappers=tuple(wrappers),
             constants=tuple(constants),
             compiler=compiler,
-            model=klass_info["model"],
-            init_list=[column[0].target.attname for column in select[start:end]],
+            model=model,
+            init_list=init_list,
             start=start,
             end=end,
-            populators=get_related_populators(klass_info, select, alias),
+            populators=populators,
             converters=compiler.get_converters(columns),
+            build=_builder(model, init_list),
+            builders={
+                id(populator): _builder(populator.model_cls, populator.init_list)
+                for populator in _all(populators)
+            },
         )
         self._by_alias[alias] = compiled
         return compiled
@@ -118,16 +129,40 @@ class CompiledQuery:
             rows = compiled.compiler.apply_converters(rows, compiled.converters)
         shared: dict = {}
         for row in rows:
-            instance = compiled.model.from_db(
-                using, compiled.init_list, row[compiled.start : compiled.end]
-            )
+            instance = compiled.build(using, row[compiled.start : compiled.end])
             for populator in compiled.populators:
-                _populate(populator, row, instance, shared)
+                _populate(populator, row, instance, shared, compiled.builders)
             instances.append(instance)
         return instances
 
 
-def _populate(populator, row, from_obj, shared: dict) -> None:
+def _all(populators):
+    for populator in populators:
+        yield populator
+        yield from _all(populator.related_populators)
+
+
+def _builder(model, init_list: list[str]) -> Callable:
+    """``model.from_db(db, init_list, values)``, its deferred fields placed by a table made once.
+
+    Django's ``from_db`` places them on each call by looking up every field of the model in
+    ``init_list``, a list: for a session's study (many fields, a few selected) that search
+    was the largest part of building the instance. Given a value for every field, it only
+    calls the model, as it does for a query that selects them all. A model with a
+    ``from_db`` of its own gets ``init_list`` and the values as selected.
+    """
+    fields = model._meta.concrete_fields
+    if getattr(model.from_db, "__func__", None) is not Model.from_db.__func__:
+        return lambda db, values: model.from_db(db, init_list, values)
+    at = {name: index for index, name in enumerate(init_list)}
+    deferred = len(init_list)  # the index of the DEFERRED marker appended to the values
+    pick = operator.itemgetter(*(at.get(field.attname, deferred) for field in fields))
+    if len(fields) == 1:
+        return lambda db, values: model.from_db(db, init_list, (pick((*values, DEFERRED)),))
+    return lambda db, values: model.from_db(db, init_list, pick((*values, DEFERRED)))
+
+
+def _populate(populator, row, from_obj, shared: dict, builders: dict) -> None:
     """``populator.populate(row, from_obj)``, with each related row built once per query.
 
     The rows of one result often join the same related row (a session's three trials
@@ -148,9 +183,9 @@ def _populate(populator, row, from_obj, shared: dict) -> None:
         key = (id(populator), pk)
         obj = shared.get(key)
         if obj is None:
-            obj = populator.model_cls.from_db(populator.db, populator.init_list, data)
+            obj = builders[id(populator)](populator.db, data)
             for related in populator.related_populators:
-                _populate(related, row, obj, shared)
+                _populate(related, row, obj, shared, builders)
             shared[key] = obj
     populator.local_setter(from_obj, obj)
     if obj is not None:

@@ -34,13 +34,12 @@ _prefixes = itertools.count(1)
 _PLACEHOLDER = re.compile(r"%([%s])")
 
 
-def _server_side_binding(alias: str) -> bool:
-    return bool(connections[alias].settings_dict.get("OPTIONS", {}).get("server_side_binding"))
+def _server_side_binding(connection) -> bool:
+    return bool(connection.settings_dict.get("OPTIONS", {}).get("server_side_binding"))
 
 
-def _can_prepare(alias: str) -> bool:
-    connection = connections[alias]
-    if connection.vendor != "postgresql" or _server_side_binding(alias):
+def _can_prepare(connection) -> bool:
+    if connection.vendor != "postgresql" or _server_side_binding(connection):
         return False
     return connection.settings_dict["ENGINE"] != "core.db.pgbouncer"
 
@@ -65,14 +64,15 @@ def execute_prepared(cursor, sql: str, params, *, alias: str = "default", before
     ``before`` is a statement without parameters sent ahead of it in the same round trip
     (``SET LOCAL ...``). Afterwards the cursor is on ``sql``'s own result.
     """
-    if before and _server_side_binding(alias):
+    connection = connections[alias]  # looked up once: each lookup reads a thread-local
+    if before and _server_side_binding(connection):
         cursor.execute(before)  # one statement per call there
         before = ""
     statements = [before] if before else []
-    if not _can_prepare(alias):
+    if not _can_prepare(connection):
         _run(cursor, [*statements, sql], params)
         return
-    raw = connections[alias].connection
+    raw = connection.connection
     state = _prepared.get(raw)
     if state is None:
         state = _prepared[raw] = (f"chartroom_{next(_prefixes)}_", set())

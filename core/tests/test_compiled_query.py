@@ -95,3 +95,51 @@ def test_rows_joining_one_related_row_share_its_object(sessions):
     assert first.attention_check is None and second.attention_check is None
     other = compiled(token=sessions[1].token, first=0, second=1)[0]
     assert other.session is not first.session
+
+
+def _loaded(instance) -> tuple:
+    """What an instance holds from its row: each loaded field's value, and which are deferred."""
+    deferred = instance.get_deferred_fields()
+    values = {
+        field.attname: getattr(instance, field.attname)
+        for field in instance._meta.concrete_fields
+        if field.attname not in deferred
+    }
+    return values, deferred, instance._state.adding, instance._state.db
+
+
+def test_each_object_loads_the_fields_the_orm_loads_and_defers_the_rest(sessions):
+    # The instances are built from a table of where each field's value stands, made once;
+    # every object of the join must hold what Django's own from_db gives it.
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    session = sessions[0]
+    for first in range(session.trial_count - 1):
+        got = compiled(token=session.token, first=first, second=first + 1)
+        expected = list(trials_of(session.token, first, first + 1))
+        for mine, orm in zip(got, expected, strict=True):
+            for path in ("", "session", "session.study", "chart", "question", "attention_check"):
+                a, b = mine, orm
+                for name in filter(None, path.split(".")):
+                    a, b = getattr(a, name), getattr(b, name)
+                assert (a is None) == (b is None), path
+                if a is not None:
+                    assert _loaded(a) == _loaded(b), path
+        # The session's and the study's rows are read in part: their deferred fields are placed.
+        assert mine.session.get_deferred_fields() and mine.session.study.get_deferred_fields()
+
+
+def test_a_model_with_its_own_from_db_gets_the_fields_as_selected(sessions, monkeypatch):
+    from studies.models import Study
+
+    seen = []
+
+    def from_db(cls, db, field_names, values):
+        seen.append((list(field_names), len(values)))
+        return super(Study, cls).from_db(db, field_names, values)
+
+    monkeypatch.setattr(Study, "from_db", classmethod(from_db))
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    [trial] = compiled(token=sessions[0].token, first=0, second=1_000_000)
+    names, count = seen[0]
+    assert "slug" in names and count == len(names) < len(Study._meta.concrete_fields)
+    assert trial.session.study.slug == sessions[0].study.slug

@@ -105,3 +105,51 @@ def test_outside_a_transaction_an_answer_is_a_read_and_one_write(session):
     session.refresh_from_db()
     assert session.current_position == 1
     assert session.trials.get(position=1).shown_at == result.response.answered_at
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_write_is_built_once_per_shape_and_reads_no_connection_proxy(session, monkeypatch):
+    # Each answer used to build its statement anew and hand django.db.connection, a proxy
+    # that looks the connection up per attribute read, to every field's conversion.
+    from studies.services.sessions import write
+
+    _answer(session, 0)  # the shape of a usual answer is now built
+    built = write._answer_statement.cache_info().misses
+    proxy_reads = _proxy_reads_during(monkeypatch, write, "_write")
+    _answer(session, 1)
+    assert write._answer_statement.cache_info().misses == built
+    assert proxy_reads == []
+    assert Response.objects.filter(session=session).count() == 2
+
+
+def _proxy_reads_during(monkeypatch, module, name) -> list:
+    """The attributes read through a connection proxy while ``module.name`` runs."""
+    from django.utils.connection import ConnectionProxy
+
+    reads, function = [], getattr(module, name)
+    original = ConnectionProxy.__getattr__
+
+    def counting(self, item):
+        reads.append(item)
+        return original(self, item)
+
+    def run(*args, **kwargs):
+        with monkeypatch.context() as patched:
+            patched.setattr(ConnectionProxy, "__getattr__", counting)
+            return function(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, run)
+    return reads
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_each_shape_of_write_has_one_placeholder_per_value():
+    from studies.services.sessions import write
+
+    for guard in (None, (("current_position", False), ("completed_at", True))):
+        for with_next in (False, True):
+            sql, slots = write._answer_statement(("current_position",), guard, with_next)
+            assert sql.count("%s") == len(slots)
+            assert ("IS NULL" in sql) == (guard is not None or with_next)
