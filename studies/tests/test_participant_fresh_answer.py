@@ -153,3 +153,18 @@ def test_each_shape_of_write_has_one_placeholder_per_value():
             sql, slots = write._answer_statement(("current_position",), guard, with_next)
             assert sql.count("%s") == len(slots)
             assert ("IS NULL" in sql) == (guard is not None or with_next)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_write_placeholders_are_the_sessions_then_the_next_trials_then_the_responses():
+    from studies.models import ParticipantSession, Trial
+    from studies.services.sessions import write
+
+    guard = (("current_position", False), ("completed_at", True))
+    _sql, slots = write._answer_statement(("current_position",), guard, True)
+    session_part = [f.model for f in slots[:3]]  # the new position, the key, the guarded position
+    assert session_part == [ParticipantSession] * 3
+    assert [(f.model, f.name) for f in slots[3:5]] == [(Trial, "shown_at"), (Trial, "id")]
+    assert {f.model for f in slots[5:]} == {Response}
+    assert len(slots[5:]) == len([f for f in Response._meta.concrete_fields if not f.primary_key])
