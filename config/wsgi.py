@@ -3,7 +3,10 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-application = get_wsgi_application()
+from core.whole_bodies import WholeBodies  # noqa: E402 - after DJANGO_SETTINGS_MODULE
+
+# Each in-memory response handed to the server as one piece (core/whole_bodies.py says why).
+application = WholeBodies(get_wsgi_application())
 
 # After the apps are loaded: production refuses to serve with a published demo password.
 from core.security import refuse_demo_passwords_in_production  # noqa: E402
