@@ -29,6 +29,7 @@ from studies.api.participant_serializers import (
     SubmitResultSerializer,
     SubmitSerializer,
     TrialSerializer,
+    session_state,
 )
 from studies.models import ParticipantSession, Platform, Study
 from studies.selectors.languages import language_choose, study_in_language, token_language
@@ -256,7 +257,7 @@ class SessionStartView(ParticipantAPIView):
             language=language,
         )
         return Response(
-            SessionStateSerializer(result.session).data,
+            session_state(result.session),
             status=status.HTTP_200_OK if result.resumed else status.HTTP_201_CREATED,
         )
 
@@ -293,7 +294,7 @@ class SessionStateView(ParticipantAPIView):
         responses={200: SessionStateSerializer, 404: ERRORS[404]},
     )
     def get(self, request, token: str):
-        return Response(SessionStateSerializer(self.get_session(token)).data)
+        return Response(session_state(self.get_session(token)))
 
 
 class SessionBeginView(ParticipantAPIView):
@@ -314,7 +315,7 @@ class SessionBeginView(ParticipantAPIView):
         if session.status != Status.IN_PROGRESS:
             raise svc.SessionEnded(svc.ended_message(session), status=session.status)
         svc.session_begin(session=session)
-        return Response(SessionStateSerializer(session).data)
+        return Response(session_state(session))
 
 
 class CurrentTrialView(ParticipantAPIView):
@@ -396,7 +397,7 @@ class ResponseSubmitView(ParticipantAPIView, LeanJSONPostView):
             "stored": True,
             "duplicate": result.duplicate,
             "position": result.response.position,
-            "session": SessionStateSerializer(result.session).data,
+            "session": session_state(result.session),
             "next_trial": trial_payload(
                 request, result.session, next_trial, following=result.after_next
             )
@@ -427,7 +428,7 @@ class SessionWithdrawView(ParticipantAPIView):
     )
     def post(self, request, token: str):
         self.get_session(token)
-        return Response(SessionStateSerializer(svc.session_withdraw(token=token)).data)
+        return Response(session_state(svc.session_withdraw(token=token)))
 
 
 __all__ = [

@@ -316,3 +316,21 @@ def test_each_answer_returns_the_next_trial_so_one_request_per_trial_suffices(cl
                 ParticipantSession.objects.get(token=token).trials.get(position=answered).shown_at
             )
     assert answered == 8 and body["session"]["status"] == "completed"
+
+
+def test_a_receipt_states_the_session_as_its_own_endpoint_does_without_a_serializer(
+    client, study, monkeypatch
+):
+    from studies.api.participant_serializers import SessionStateSerializer
+
+    token = start(client, study).json()["token"]
+    trial = current(client, token).json()
+    # The session state goes out with every answer: a plain dict, not a DRF serializer
+    # instance (whose fields are deep-copied per instance). The schema keeps the class.
+    built = []
+    monkeypatch.setattr(SessionStateSerializer, "__init__", lambda *a, **k: built.append(a))
+    receipt = submit(client, token, 0, answer_for(trial_at(token, trial["position"]))).json()
+    state = client.get(f"{API}/sessions/{token}/").json()
+    assert built == []
+    assert receipt["session"] == state
+    assert state["position"] == 1 and state["stage"] == "trial"
