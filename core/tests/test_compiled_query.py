@@ -105,7 +105,9 @@ def _loaded(instance) -> tuple:
         for field in instance._meta.concrete_fields
         if field.attname not in deferred
     }
-    return values, deferred, instance._state.adding, instance._state.db
+    # The attributes it holds: the state and the loaded values, nothing more or less.
+    held = sorted(instance.__dict__)
+    return values, deferred, instance._state.adding, instance._state.db, held
 
 
 def test_each_object_loads_the_fields_the_orm_loads_and_defers_the_rest(sessions):
@@ -143,3 +145,47 @@ def test_a_model_with_its_own_from_db_gets_the_fields_as_selected(sessions, monk
     names, count = seen[0]
     assert "slug" in names and count == len(names) < len(Study._meta.concrete_fields)
     assert trial.session.study.slug == sessions[0].study.slug
+
+
+def test_a_receiver_of_a_models_init_signals_hears_every_instance_built(sessions):
+    # Objects are built without Model.__init__ only while nobody listens to its signals.
+    from django.db.models.signals import post_init, pre_init
+
+    from studies.models import ParticipantSession
+
+    heard = []
+
+    def hear(sender, **kwargs):
+        heard.append((sender, "instance" in kwargs))
+
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    compiled(token=sessions[0].token, first=0, second=1)  # compiled before anyone listens
+    pre_init.connect(hear, sender=Trial)
+    post_init.connect(hear, sender=ParticipantSession)
+    try:
+        trials = compiled(token=sessions[0].token, first=0, second=1)
+    finally:
+        pre_init.disconnect(hear, sender=Trial)
+        post_init.disconnect(hear, sender=ParticipantSession)
+    # Two trials (pre_init has no instance yet), and the one session they share.
+    assert heard == [(Trial, False), (ParticipantSession, True), (Trial, False)]
+    assert trials[0].session is trials[1].session
+
+
+def test_a_field_that_does_more_when_set_is_set_through_its_descriptor(sessions, monkeypatch):
+    from django.db.models.query_utils import DeferredAttribute
+
+    from studies.models import Question
+
+    set_to = []
+
+    class Recording(DeferredAttribute):
+        def __set__(self, instance, value):
+            set_to.append(value)
+            instance.__dict__[self.field.attname] = value
+
+    monkeypatch.setattr(Question, "code", Recording(Question._meta.get_field("code")))
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    trials = compiled(token=sessions[0].token, first=0, second=1)
+    codes = [trial.question.code for trial in trials if trial.question is not None]
+    assert codes and set_to == codes
