@@ -63,10 +63,12 @@ def answer_times_in_server(log_path: Path) -> list[float]:
 def start_server(
     port: int, workers: int, threads: int, worker_class: str = "gthread", server: str = "granian",
     *, env: dict | None = None, log_path: Path = LOG_PATH, access_log: bool = False,
+    cwd: Path = ROOT,
 ) -> subprocess.Popen:  # fmt: skip
     """The web server on ``port``: Granian as the Procfile runs it (``workers`` processes of
     ``threads`` blocking threads), or gunicorn (``worker_class`` workers). Its output goes to
-    ``log_path``, with an access line per request (ACCESS_FORMAT) if ``access_log``."""
+    ``log_path``, with an access line per request (ACCESS_FORMAT) if ``access_log``. It
+    serves the code in ``cwd`` (another checkout, for bench/ab_servers.py)."""
     if server == "granian":
         command = [
             str(Path(sys.executable).with_name("granian")), "--interface", "wsgi",
@@ -90,7 +92,7 @@ def start_server(
     log_path.parent.mkdir(exist_ok=True)
     with open(log_path, "w") as log:
         proc = subprocess.Popen(
-            command, cwd=ROOT, env=env or server_env(), start_new_session=True, stdout=log,
+            command, cwd=cwd, env=env or server_env(), start_new_session=True, stdout=log,
             stderr=subprocess.STDOUT,
         )  # fmt: skip
     deadline = time.monotonic() + 60

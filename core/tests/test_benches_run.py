@@ -88,6 +88,24 @@ def test_the_annotation_bench_fills_every_item_to_k_and_no_further(bench_databas
     assert "Throughput:" in output
 
 
+def test_the_side_by_side_bench_serves_two_checkouts_and_removes_them(bench_database):
+    output = run_bench(
+        "ab_servers.py", bench_database, "HEAD", "HEAD", "--participants", "4", "--pairs", "2",
+        "--rounds", "2",
+    )  # fmt: skip
+    rounds = [line for line in output.splitlines() if line.startswith("round ")]
+    assert len(rounds) == 2 and all("stored == sent" in line for line in rounds), output
+    # The two places are swapped between rounds.
+    assert "(A took the even" in rounds[0] and "(B took the even" in rounds[1]
+    assert re.search(r"A [\d.]+ ms/answer  B [\d.]+ ms/answer  B/A [\d.]+", rounds[0])
+    assert re.search(r"median B/A +[\d.]+ over 2 rounds", output)
+    assert "result              OK: stored == submitted" in output
+    worktrees = subprocess.run(
+        ["git", "worktree", "list"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "chartroom-ab-trees" not in worktrees
+
+
 def test_the_answer_split_reaches_every_stage_and_adds_up(bench_database):
     output = run_bench(
         "profile_participant_request.py", bench_database, "--sessions", "2", "--pairs", "2",
