@@ -192,7 +192,7 @@ def _plain(model) -> bool:
 def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
     """The instance ``ordinary`` builds, its ``__dict__`` filled directly.
 
-    A quarter of the read's CPU on the answer path went to ``Model.__init__`` (its signal
+    About a third of the read's CPU on the answer path went to ``Model.__init__`` (its signal
     sends and per-field ``setattr``) for the dozen objects each answer reads. Whenever a
     receiver listens to the model's ``pre_init`` or ``post_init``, checked on each call as
     Django's ``send`` does, ``ordinary`` builds it instead.
