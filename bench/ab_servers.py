@@ -37,9 +37,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_participants import (  # noqa: E402 - needs ROOT on the path when run as a script
+    answers_stored,
     create_study,
     delete_study,
     make_clock,
+    new_stats,
     participant,
     setup_django,
     warm_up,
@@ -84,22 +86,12 @@ def remove_worktree(path: Path) -> None:
     subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT, check=False)
 
 
-def answers_stored(study) -> int:
-    from studies.models import Response
-
-    return Response.objects.filter(session__study=study).count()
-
-
 async def one_round(ports: list[int], pids: list[int], slug: str, participants: int):
-    """Participants sent to the two servers in turn; (answers stored by each, CPU of each)."""
+    """Participants sent to the two servers in turn; (what each server's participants recorded, CPU of each)."""
     for port in ports:
         await warm_up(port, slug, 8)
     clock = make_clock(argparse.Namespace(lockstep_s=0, think_ms=0, ramp_s=1.0), 0.0)
-    stats = [
-        {"start": [], "trial": [], "submit": [], "errors": [], "stored_ok": 0, "duplicates": 0,
-         "finished": 0, "answered_at": []}
-        for _ in ports
-    ]  # fmt: skip
+    stats = [new_stats() for _ in ports]
     before = [process_group_cpu(pid) for pid in pids]
 
     async def one(n: int):

@@ -349,9 +349,9 @@ async def warm_up(port: int, slug: str, n: int) -> None:
     await asyncio.gather(*(one(i) for i in range(n)))
 
 
-async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple[dict, float]:
-    await warm_up(port, slug, 4 * args.workers * args.threads)
-    stats = {
+def new_stats() -> dict:
+    """What the simulated participants of one server record, empty."""
+    return {
         "start": [],
         "trial": [],
         "submit": [],
@@ -364,6 +364,17 @@ async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple
         "finished": 0,
         "answered_at": [],  # when each stored answer's reply came back
     }
+
+
+def answers_stored(study) -> int:
+    from studies.models import Response
+
+    return Response.objects.filter(session__study=study).count()
+
+
+async def run_participants(args, port: int, slug: str, server_pid: int) -> tuple[dict, float]:
+    await warm_up(port, slug, 4 * args.workers * args.threads)
+    stats = new_stats()
     # The warm-up's CPU is not the participants'.
     stats["cpu_before"] = process_group_cpu(server_pid)
     postgres = stats["postgres"] = PostgresCpu()
@@ -402,7 +413,7 @@ def main(argv=None) -> int:
     media = tempfile.TemporaryDirectory(prefix="chartroom-bench-")
     os.environ["MEDIA_ROOT"] = media.name
     setup_django()
-    from studies.models import ParticipantSession, Response
+    from studies.models import ParticipantSession
 
     study = create_study(args.pairs, fast_commit=args.fast_commit)
     if args.mode == "page":
@@ -423,7 +434,7 @@ def main(argv=None) -> int:
     if args.server_times:
         stats["submit_in_server"] = answer_times_in_server(LOG_PATH)
 
-    stored = Response.objects.filter(session__study=study).count()
+    stored = answers_stored(study)
     completed = ParticipantSession.objects.filter(study=study, status="completed").count()
     submitted = stats["stored_ok"]
     trials = 2 * args.pairs + 2
