@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from core.api.lean_post import LeanJSONPostView
 from core.api.parsers import JSONParser
 from core.languages import speaking
+from core.media_urls import absolute_public_url
 from studies.api.participant_serializers import (
     CompletionSerializer,
     DeclinedSerializer,
@@ -61,7 +62,7 @@ class BodyTooLarge(exceptions.APIException):
 
 def _image_url(request, trial) -> str | None:
     image = trial_image(trial)
-    return request.build_absolute_uri(image.url) if image else None
+    return absolute_public_url(request, image) if image else None
 
 
 def trial_payload(request, session, trial, *, following=None) -> dict:

@@ -334,3 +334,28 @@ def test_a_receipt_states_the_session_as_its_own_endpoint_does_without_a_seriali
     assert built == []
     assert receipt["session"] == state
     assert state["position"] == 1 and state["stage"] == "trial"
+
+
+def test_every_chart_url_is_the_chart_files_own_on_the_host_asked(study, settings):
+    from studies.selectors.study import trial_image
+
+    settings.ALLOWED_HOSTS = ["participants.example.org"]
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    client = APIClient(HTTP_HOST="participants.example.org", HTTP_X_FORWARDED_PROTO="https")
+    token = start(client, study).json()["token"]
+
+    def url(position):
+        trials = ParticipantSession.objects.get(token=token).trials
+        image = trial_image(trials.filter(position=position).first())
+        return f"https://participants.example.org{image.url}" if image else None
+
+    data = current(client, token).json()
+    seen = []
+    while data is not None:
+        position = data["position"]
+        assert data["image_url"] == url(position)
+        assert data["preload_image_url"] == url(position + 1)
+        seen.append(data["image_url"])
+        receipt = submit(client, token, position, answer_for(trial_at(token, position)))
+        data = receipt.json()["next_trial"]
+    assert len(seen) == 8 and sum(u is not None for u in seen) >= 6
