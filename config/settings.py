@@ -88,7 +88,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "core.middleware.PrivateResponsesMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.lazy_messages.LazyMessageMiddleware",
     "core.middleware.ServiceErrorMiddleware",
     # A GET of a button's address (after signing in again) goes to the button's page.
     "core.button_addresses.ButtonAddressMiddleware",

@@ -134,5 +134,5 @@ def test_a_form_post_refusal_is_flashed_and_sends_the_person_back():
 def test_the_page_mapping_is_installed_after_messages(settings):
     chain = settings.MIDDLEWARE
     assert chain.index("core.middleware.ServiceErrorMiddleware") > chain.index(
-        "django.contrib.messages.middleware.MessageMiddleware"
+        "core.lazy_messages.LazyMessageMiddleware"
     )
