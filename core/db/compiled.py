@@ -26,7 +26,7 @@ from inspect import getattr_static
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import DEFERRED, Model, QuerySet
 from django.db.models.base import ModelState
-from django.db.models.fields.files import FileDescriptor
+from django.db.models.fields.files import FileDescriptor, ImageField, ImageFileDescriptor
 from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
 from django.db.models.query import get_related_populators
 from django.db.models.query_utils import DeferredAttribute
@@ -176,9 +176,15 @@ def _builder(model, init_list: list[str]) -> Callable:
 
 # Descriptors whose __set__, on an instance with no related object cached yet, only
 # stores the value in the instance's __dict__: Django's own for plain, foreign-key and
-# file fields. An image field's (which may read the image's size), or any other, may do
-# more: the types are compared exactly, not with isinstance.
-_PLAIN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute, FileDescriptor)
+# file fields, and an image field's while the instance is being built (it reads the
+# image's size only when a value is replaced). Any other may do more: the types are
+# compared exactly, not with isinstance.
+_PLAIN_DESCRIPTORS = (
+    DeferredAttribute,
+    ForeignKeyDeferredAttribute,
+    FileDescriptor,
+    ImageFileDescriptor,
+)
 
 
 def _plain(model) -> bool:
@@ -189,19 +195,43 @@ def _plain(model) -> bool:
     )
 
 
+def _sizers(model) -> tuple:
+    """The ``post_init`` receivers Django itself connects for ``model``: each image field
+    that stores its image's size in fields of the model fills them in (reading the image)
+    when they are empty."""
+    return tuple(
+        field.update_dimension_fields
+        for field in model._meta.concrete_fields
+        if isinstance(field, ImageField) and (field.width_field or field.height_field)
+    )
+
+
 def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
     """The instance ``ordinary`` builds, its ``__dict__`` filled directly.
 
     About a third of the read's CPU on the answer path went to ``Model.__init__`` (its signal
     sends and per-field ``setattr``) for the dozen objects each answer reads. Whenever a
-    receiver listens to the model's ``pre_init`` or ``post_init``, checked on each call as
-    Django's ``send`` does, ``ordinary`` builds it instead.
+    receiver other than the image fields' own listens to the model's ``pre_init`` or
+    ``post_init``, checked on each call as Django's ``send`` does, ``ordinary`` builds it
+    instead. The image fields' receivers are called directly, as ``post_init`` would.
     """
     names = tuple(init_list)
     new = object.__new__
+    sizers = _sizers(model)
+    expected = list(sizers)
+
+    def listened() -> bool:
+        if pre_init.has_listeners(model):
+            return True
+        if not sizers:
+            return post_init.has_listeners(model)
+        # Django's own list of the live receivers (the one ``send`` walks): only the
+        # image fields' may be on it.
+        sync, asynchronous = post_init._live_receivers(model)
+        return bool(asynchronous) or sync != expected
 
     def build(db, values):
-        if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        if listened():
             return ordinary(db, values)
         instance = new(model)
         state = ModelState()
@@ -210,6 +240,8 @@ def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
         stored = instance.__dict__
         stored["_state"] = state
         stored.update(zip(names, values, strict=True))
+        for sizer in sizers:
+            sizer(instance)
         return instance
 
     return build

@@ -189,3 +189,57 @@ def test_a_field_that_does_more_when_set_is_set_through_its_descriptor(sessions,
     trials = compiled(token=sessions[0].token, first=0, second=1)
     codes = [trial.question.code for trial in trials if trial.question is not None]
     assert codes and set_to == codes
+
+
+def _charted(trials):
+    return [trial for trial in trials if trial.chart is not None]
+
+
+def test_a_chart_is_built_without_model_init_and_still_sized_by_its_image_field(
+    sessions, monkeypatch
+):
+    from django.db.models import Model
+
+    from studies.models import Chart
+
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    compiled(token=sessions[0].token, first=0, second=1)
+    # A chart whose size is not stored: Django's image field reads it from the image
+    # when the chart is built, and so must the read.
+    trial = next(t for t in Trial.objects.filter(session=sessions[0]) if t.chart_id)
+    Chart.objects.filter(pk=trial.chart_id).update(width=0, height=0)
+    size = Chart.objects.get(pk=trial.chart_id).width  # read from the file by Django
+    assert Chart.objects.filter(pk=trial.chart_id, width=0).exists() and size
+
+    built = []
+    real = Model.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(type(self))
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Model, "__init__", counting)
+    got = compiled(token=sessions[0].token, first=trial.position, second=trial.position + 1)
+    assert Chart not in built
+    assert got[0].chart.width == size and got[0].chart.height
+
+
+def test_a_receiver_of_a_charts_post_init_hears_every_chart_built(sessions):
+    from django.db.models.signals import post_init
+
+    from studies.models import Chart
+
+    heard = []
+
+    def hear(sender, instance, **kwargs):
+        heard.append(instance.pk)
+
+    compiled = CompiledQuery(trials_of, token="\x1fsample", first=1_000_001, second=1_000_002)
+    compiled(token=sessions[0].token, first=0, second=1)
+    post_init.connect(hear, sender=Chart)
+    try:
+        trials = compiled(token=sessions[0].token, first=0, second=1)
+    finally:
+        post_init.disconnect(hear, sender=Chart)
+    charts = [trial.chart_id for trial in _charted(trials)]
+    assert charts and heard == charts
