@@ -36,6 +36,18 @@ def test_the_clock_reads_well_and_never_says_zero_minutes_while_time_remains(sec
         assert time_left_statement(seconds_left=seconds, limit=limit) == text
 
 
+def test_the_clock_translates_only_the_wording_it_says(monkeypatch):
+    # It goes out with every answer: one plural lookup, not one for each wording.
+    from studies.selectors import timing
+
+    looked_up = []
+    real = timing.ngettext
+    monkeypatch.setattr(timing, "ngettext", lambda *a: looked_up.append(a[0]) or real(*a))
+    for seconds in (30, 60, 170):
+        assert time_left_statement(seconds_left=seconds, limit=10)
+    assert len(looked_up) == 3 and len(set(looked_up)) == 3
+
+
 @pytest.mark.parametrize(
     ("language", "texts"),
     [
