@@ -195,15 +195,15 @@ def _plain(model) -> bool:
     )
 
 
-def _sizers(model) -> tuple:
+def _sizers(model) -> list:
     """The ``post_init`` receivers Django itself connects for ``model``: each image field
     that stores its image's size in fields of the model fills them in (reading the image)
     when they are empty."""
-    return tuple(
+    return [
         field.update_dimension_fields
         for field in model._meta.concrete_fields
         if isinstance(field, ImageField) and (field.width_field or field.height_field)
-    )
+    ]
 
 
 def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
@@ -218,7 +218,6 @@ def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
     names = tuple(init_list)
     new = object.__new__
     sizers = _sizers(model)
-    expected = list(sizers)
 
     def listened() -> bool:
         if pre_init.has_listeners(model):
@@ -228,7 +227,7 @@ def _plain_builder(model, init_list: list[str], ordinary: Callable) -> Callable:
         # Django's own list of the live receivers (the one ``send`` walks): only the
         # image fields' may be on it.
         sync, asynchronous = post_init._live_receivers(model)
-        return bool(asynchronous) or sync != expected
+        return bool(asynchronous) or sync != sizers
 
     def build(db, values):
         if listened():

@@ -191,10 +191,6 @@ def test_a_field_that_does_more_when_set_is_set_through_its_descriptor(sessions,
     assert codes and set_to == codes
 
 
-def _charted(trials):
-    return [trial for trial in trials if trial.chart is not None]
-
-
 def test_a_chart_is_built_without_model_init_and_still_sized_by_its_image_field(
     sessions, monkeypatch
 ):
@@ -241,5 +237,5 @@ def test_a_receiver_of_a_charts_post_init_hears_every_chart_built(sessions):
         trials = compiled(token=sessions[0].token, first=0, second=1)
     finally:
         post_init.disconnect(hear, sender=Chart)
-    charts = [trial.chart_id for trial in _charted(trials)]
+    charts = [trial.chart_id for trial in trials if trial.chart is not None]
     assert charts and heard == charts
