@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from studies.images import IMAGE_EXTENSIONS
 
 from .layout import IMAGES_DIR, KEYS_FILE, MANIPULATIONS_FILE, QUESTIONS_DIR
-from .names import _CHARTOM_COLUMNS, KNOWN_MANIPULATIONS, manipulation_label, manipulation_slug
+from .names import _CHARTOM_COLUMNS, KNOWN_MANIPULATIONS, manipulation_slug
 from .reader import _Draft, _Reader
 from .records import ChartId, ChartRecord, _sort_key, parse_chart_id
 
@@ -186,7 +186,9 @@ class _ChartomReader(_Reader):
                 )
             if key[2] == 2 and not written:
                 self.problem(rel, row, f"{record['chart_id']}: the planted manipulation is empty.")
-            table[key] = (row, chart_type, slug, manipulation_label(slug, written))
+            label = self.manipulation_name(rel, row, slug, written)
+            # A name too long to store leaves the charts it covers without a manipulation.
+            table[key] = (row, chart_type, slug if label is not None else None, label)
 
         used: set[tuple[int, int | None, int]] = set()
         uncovered: dict[int, list[ChartId]] = defaultdict(list)

@@ -13,7 +13,6 @@ from .names import (
     _MANIFEST_COLUMNS,
     _MANIFEST_FIELDS,
     _column,
-    manipulation_label,
     manipulation_slug,
 )
 from .reader import _Draft, _Reader
@@ -63,8 +62,8 @@ class _ManifestReader(_Reader):
             elif chart_id.version == 2 and not written:
                 self.problem(rel, row, f"{chart_id}: the manipulation is empty.")
             else:
-                draft.manipulation = slug
-                draft.manipulation_label = manipulation_label(slug, written)
+                draft.manipulation_label = self.manipulation_name(rel, row, slug, written)
+                draft.manipulation = slug if draft.manipulation_label is not None else None
             text = _tidy_question(record["question"])
             if text:
                 draft.question_text = text

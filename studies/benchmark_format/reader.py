@@ -19,10 +19,20 @@ from studies.answers import KeyFormatError
 from studies.answers.choices import question_stem
 from studies.images import ImageRejected, ValidatedImage, human_size, validate_image
 
-from .names import CHART_TYPES, _column, answer_type_from_label, chart_type_slug
+from .names import (
+    CHART_TYPES,
+    _column,
+    answer_type_from_label,
+    chart_type_slug,
+    manipulation_label,
+)
 from .records import ChartId, ChartRecord, Problem, _sort_key
 from .sources import _Limits, _ReadError, _Source
 from .text import _tidy_question, decode_text
+
+# The longest manipulation name stored (ManipulationType.label's max_length): a longer one
+# used to be cut to it without a word.
+MAX_MANIPULATION_NAME = 100
 
 
 @dataclass
@@ -224,6 +234,20 @@ class _Reader:
                 rel, row, f"Unknown chart type {text!r}; use one of: {', '.join(CHART_TYPES)}."
             )
         return chart_type
+
+    def manipulation_name(self, rel: str, row: int, slug: str, written: str) -> str | None:
+        """The display name of a manipulation written ``written``, or None (reported) when it
+        is longer than a name can be."""
+        label = manipulation_label(slug, written)
+        if len(label) > MAX_MANIPULATION_NAME:
+            self.problem(
+                rel,
+                row,
+                f"The manipulation {label[:40]!r}... is {len(label)} characters long; a "
+                f"manipulation's name can have at most {MAX_MANIPULATION_NAME}. Shorten it.",
+            )
+            return None
+        return label
 
     def question(self, rel: str) -> str | None:
         text = self.read_text(rel)

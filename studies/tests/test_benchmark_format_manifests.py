@@ -117,6 +117,17 @@ def test_it_reports_manifest_problems_by_row(tmp_path):
     assert benchmark.charts == []
 
 
+def test_it_refuses_a_manipulation_name_longer_than_a_name_can_be_stored(tmp_path):
+    manifest_images(tmp_path)
+    rows = manifest_rows()
+    rows[3][2] = "my own trick " * 10  # 129 characters once its spacing is tidied
+
+    benchmark = read_benchmark(write_manifest_csv(tmp_path, rows))
+
+    assert has_problem(benchmark, "manifest.csv", "is 129 characters long", row=5)
+    assert [c.chart_id for c in benchmark.charts] == ["G1_Q1_1", "G1_Q1_2", "G2_Q1_1"]
+
+
 def test_it_reports_a_json_manifest_that_is_not_a_list(tmp_path):
     (tmp_path / "manifest.json").write_text('{"charts": []}')
 

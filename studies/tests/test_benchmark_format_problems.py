@@ -7,6 +7,8 @@ import pytest
 from studies.benchmark_format import (
     read_benchmark,
 )
+from studies.benchmark_format.reader import MAX_MANIPULATION_NAME
+from studies.models import ManipulationType
 from studies.tests.benchmark_files import (
     csv_text,
     png_bytes,
@@ -289,6 +291,30 @@ def test_it_keeps_unknown_manipulations_with_their_slug(tmp_path):
 
     assert charts["G3_Q1_2"].manipulation == "rainbow_colour_map"
     assert charts["G3_Q1_2"].manipulation_label == "Rainbow colour map"
+
+
+def test_it_refuses_a_manipulation_name_longer_than_a_name_can_be_stored(tmp_path):
+    files = small_files()
+    at_limit, over = "A" * MAX_MANIPULATION_NAME, "B" * (MAX_MANIPULATION_NAME + 1)
+    files["chart_manipulations.csv"] = (
+        files["chart_manipulations.csv"]
+        .replace(b"inverted y-axis", at_limit.encode())
+        .replace(b"truncated y-axis", over.encode())
+    )
+
+    benchmark = read_benchmark(write_folder(tmp_path, files))
+
+    assert has_problem(benchmark, "chart_manipulations.csv", "is 101 characters long", row=2)
+    assert has_problem(benchmark, "chart_manipulations.csv", "at most 100. Shorten it.", row=2)
+    assert len(benchmark.problems) == 1
+    # Nothing is cut: the charts it covers are not read, the name at the limit is kept whole.
+    charts = {c.chart_id: c for c in benchmark.charts}
+    assert "G7_Q1_2" not in charts
+    assert charts["G3_Q1_2"].manipulation_label == at_limit
+
+
+def test_the_longest_manipulation_name_is_the_longest_one_stored():
+    assert ManipulationType._meta.get_field("label").max_length == MAX_MANIPULATION_NAME
 
 
 def test_it_collects_every_problem_rather_than_stopping_at_the_first(tmp_path):
