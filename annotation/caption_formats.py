@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -219,11 +220,16 @@ class CaptionReader:
 
 
 def _text(value) -> str | None:
+    """A cell as text: "" for nothing, None for what is no text (a list, true, NaN)."""
     if value is None:
         return ""
     if isinstance(value, str):
         return value.strip()
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    # Python's JSON reader takes NaN and Infinity (and 1e400 as infinity), which JSON has
+    # no such numbers for: they became the texts "nan" and "inf".
+    if isinstance(value, float) and math.isfinite(value):
         return str(value)
     return None
 
@@ -298,9 +304,11 @@ def _record(number, row, keys, split, problems) -> Record | None:
         return None
     own: list[Problem] = []
     record_id = _text(row.get("_id", row.get("id")))
-    if not record_id:
-        own.append(Problem(number, "", "_id", "every record needs an _id."))
+    if record_id is None:
+        own.append(Problem(number, "", "_id", 'an _id is a text or a number, such as "c17" or 17.'))
         record_id = ""
+    elif not record_id:
+        own.append(Problem(number, "", "_id", "every record needs an _id."))
     elif len(record_id) > MAX_ID:
         own.append(Problem(number, record_id[:40], "_id", f"ids are at most {MAX_ID} characters."))
 

@@ -312,6 +312,22 @@ def test_malformed_files_are_rejected(project):
     assert "nested too deeply" in rejected(project, deep, filename="c.jsonl")[0]
 
 
+@pytest.mark.parametrize("written", ["NaN", "Infinity", "-Infinity", "1e400", "[1]", "true"])
+def test_an_id_that_is_no_text_or_number_is_refused(project, written):
+    # Python's JSON reader takes NaN, Infinity and 1e400: they were imported as ids "nan" and "inf".
+    data = as_json(record("placeholder")).replace(b'"placeholder"', written.encode())
+    assert rejected(project, data) == [
+        'record 1: _id: an _id is a text or a number, such as "c17" or 17.'
+    ]
+
+
+def test_numbers_are_ids_and_a_model_that_is_nan_is_refused(project, researcher):
+    data = as_json(record(17), record(2.5)).replace(b'"gpt4v"', b"NaN", 1)
+    assert rejected(project, data) == ["record 1 (17): model: model must be text."]
+    captions_import(project=project, data=as_json(record(17), record(2.5)), filename="c.json")
+    assert sorted(Item.objects.values_list("external_id", flat=True)) == ["17", "2.5"]
+
+
 def test_a_rejected_import_is_recorded_with_its_problems(project):
     rejected(project, as_json(record("a", labels=[["x"], []])))
     batch = ImportBatch.objects.get()
