@@ -107,6 +107,11 @@ def _sniff_other_format(data: bytes) -> str | None:
     return None
 
 
+def _with_article(name: str) -> str:
+    """ "a PDF", "an SVG": the article goes by how the name is said."""
+    return f"an {name}" if name in ("SVG", "ICO", "AVIF") else f"a {name}"
+
+
 def _reject_pixels(width: int, height: int, max_pixels: int) -> ImageRejected:
     return ImageRejected(
         f"The image is {width:,} x {height:,} pixels ({width * height:,} in total); "
@@ -164,7 +169,7 @@ def validate_image(
             other = _sniff_other_format(data)
             if other:
                 raise ImageRejected(
-                    f"This is a {other} file; please save the chart as {ACCEPTED_HINT} "
+                    f"This is {_with_article(other)} file; please save the chart as {ACCEPTED_HINT} "
                     "and upload it again."
                 ) from None
             raise ImageRejected(

@@ -90,7 +90,8 @@ def test_it_names_other_image_formats_so_people_know_what_to_convert(fmt, name):
 
 
 def test_it_rejects_an_svg():
-    assert "SVG" in rejection(b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>')
+    svg = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"/>'
+    assert "This is an SVG file" in rejection(svg)
 
 
 def test_it_rejects_a_truncated_png():

@@ -160,7 +160,10 @@ class PairsSetSerializer(InputSerializer):
 
 class AttentionCheckSerializer(InputModelSerializer):
     image_url = serializers.SerializerMethodField()
-    image = serializers.ImageField(write_only=True, required=False)
+    # A file, not DRF's ImageField: the service checks it and says what is wrong with it
+    # ("This is a PDF file; please save the chart as ..."), where ImageField only said that
+    # it was no valid image.
+    image = serializers.FileField(write_only=True, required=False)
     options = serializers.ListField(
         child=serializers.CharField(max_length=300), required=False, max_length=20
     )

@@ -105,6 +105,32 @@ def test_pairs_checks_and_status_are_set_over_the_api(researcher_api, researcher
     assert live.json()["pair_count"] == 3 and live.json()["attention_check_count"] == 2
 
 
+@pytest.mark.parametrize(
+    "name, data, says",
+    [
+        ("chart.pdf", b"%PDF-1.7 a chart", "This is a PDF file; please save the chart as"),
+        ("chart.svg", b"<svg xmlns='http://www.w3.org/2000/svg'/>", "This is an SVG file"),
+        ("chart.png", b"", "The submitted file is empty."),
+    ],
+)
+def test_a_sanity_chart_upload_that_is_no_image_says_what_to_do(
+    researcher_api, researcher, name, data, says
+):
+    study = make_study(researcher, status="draft")
+    checks = study.attention_checks.count()
+    refused = researcher_api.post(
+        f"/api/v1/studies/{study.slug}/attention-checks/",
+        {
+            "kind": "sanity", "prompt": "How many?", "answer_type": "free_text",
+            "answer_key": "10", "image": SimpleUploadedFile(name, data),
+        },
+        format="multipart",
+    )  # fmt: skip
+    assert refused.status_code == 400
+    assert refused.json()["errors"]["image"][0].startswith(says)
+    assert study.attention_checks.count() == checks
+
+
 def test_a_video_is_uploaded_and_checked(researcher_api, researcher):
     study = make_study(researcher, status="draft")
     url = f"/api/v1/studies/{study.slug}/video/"
