@@ -243,7 +243,7 @@ class _Reader:
             self.problem(
                 rel,
                 row,
-                f"The manipulation {label[:40]!r}... is {len(label)} characters long; a "
+                f"The manipulation {label[:40].rstrip() + '…'!r} is {len(label)} characters long; a "
                 f"manipulation's name can have at most {MAX_MANIPULATION_NAME}. Shorten it.",
             )
             return None
