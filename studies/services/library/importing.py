@@ -109,7 +109,9 @@ def manipulation_for(record: ChartRecord) -> tuple[str, str]:
         if slug in BY_SLUG:
             return slug, BY_SLUG[slug].label
     slug = slugify_manipulation(record.manipulation_label or record.manipulation)
-    return slug[:60], (record.manipulation_label or slug)[:100]
+    # The name is not cut: the reader refused any longer than a name can be stored
+    # (studies/benchmark_format/reader.py, MAX_MANIPULATION_NAME).
+    return slug[:60], record.manipulation_label or slug
 
 
 def _same_text(a: str, b: str) -> bool:
